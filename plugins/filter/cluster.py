@@ -1,0 +1,49 @@
+"""Filters that turn the inventory into Slurm configuration, through the one cluster model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand, fold
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.render import (
+    config_from_inventory,
+    inventory_errors,
+)
+
+
+def cluster_config(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    """Validated config data for the slurm.conf, gres.conf and topology templates."""
+    try:
+        return config_from_inventory(spec, groups)
+    except InventoryError as exc:
+        raise AnsibleFilterError("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
+
+
+def cluster_errors(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> list[str]:
+    """Every validation error of the inventory; empty when it is valid."""
+    return inventory_errors(spec, groups)
+
+
+def hostlist_fold(names: Sequence[str]) -> str:
+    """Fold host names into a Slurm hostlist expression."""
+    return fold(names)
+
+
+def hostlist_expand(expression: str) -> list[str]:
+    """Expand a Slurm hostlist expression into host names."""
+    return expand(expression)
+
+
+class FilterModule:
+    """gpucluster.cluster filters."""
+
+    def filters(self) -> dict[str, Callable[..., Any]]:
+        return {
+            "cluster_config": cluster_config,
+            "cluster_errors": cluster_errors,
+            "hostlist_fold": hostlist_fold,
+            "hostlist_expand": hostlist_expand,
+        }

@@ -1,0 +1,690 @@
+"""The cluster model: one typed description of a Slurm GPU cluster, built from the Ansible inventory.
+
+``build_cluster(spec, groups)`` reads the ``cluster_*`` variables (passed as ``spec``, keys without the
+prefix) and the inventory's ``groups`` mapping, and returns a :class:`Cluster`, or raises
+:class:`InventoryError` listing every problem found. Shape errors (wrong types, unknown keys) are found
+here; cross-object rules live in :mod:`validate`. Every generator reads the model, never the raw inventory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .hostlist import HostlistError, expand
+from .releases import KNOWN_RELEASES, Release
+
+# Inventory groups the model reads; each must exist (it may be empty where the phase allows).
+GROUP_CONTROLLERS = "controllers"
+GROUP_DBD = "dbd"
+GROUP_LOGIN = "login"
+GROUP_COMPUTE = "compute"
+GROUP_STORAGE = "storage"
+ROLE_GROUPS = (GROUP_CONTROLLERS, GROUP_DBD, GROUP_LOGIN, GROUP_COMPUTE, GROUP_STORAGE)
+
+AUTODETECT_METHODS = ("off", "nvml", "nvidia", "full")
+TOPOLOGY_PLUGINS = ("none", "tree", "block")
+
+
+class InventoryError(ValueError):
+    """The inventory does not describe a valid cluster; ``errors`` holds one line per problem."""
+
+    def __init__(self, errors: Sequence[str]) -> None:
+        self.errors = list(errors)
+        super().__init__("\n".join(self.errors))
+
+
+@dataclass(frozen=True, slots=True)
+class GpuSpec:
+    """The GPUs of one node type."""
+
+    type: str
+    count: int
+    devices: tuple[str, ...]
+    autodetect: str = "off"
+    mig: bool = False
+    nvml_name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class NodeType:
+    """Hardware shared by every host of one inventory group."""
+
+    name: str
+    group: str
+    hosts: tuple[str, ...]
+    sockets: int
+    cores_per_socket: int
+    threads_per_core: int
+    cpus: int
+    real_memory_mb: int
+    features: tuple[str, ...]
+    weight: int
+    gpu: GpuSpec | None = None
+    mem_spec_limit_mb: int = 0
+    tmp_disk_mb: int = 0
+
+    @property
+    def nodeset(self) -> str:
+        """Name of the Slurm NodeSet (and node feature) that stands for this node type."""
+        return f"nt_{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Partition:
+    """One Slurm partition; ``hosts`` is resolved from node types, groups and features."""
+
+    name: str
+    node_types: tuple[str, ...]
+    groups: tuple[str, ...]
+    features: tuple[str, ...]
+    hosts: tuple[str, ...]
+    default: bool = False
+    state: str = "UP"
+    max_time: str = ""
+    default_time: str = ""
+    qos: str = ""
+    allow_qos: tuple[str, ...] = ()
+    allow_accounts: tuple[str, ...] = ()
+    priority_tier: int | None = None
+    preempt_mode: str = ""
+    oversubscribe: str = ""
+    max_nodes: int | None = None
+    def_mem_per_gpu_mb: int | None = None
+    def_cpu_per_gpu: int | None = None
+    topology: str = ""
+    options: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Qos:
+    """A Slurm QOS; limits are kept as sacctmgr values."""
+
+    name: str
+    priority: int = 0
+    preempt: tuple[str, ...] = ()
+    preempt_mode: str = ""
+    max_wall: str = ""
+    flags: tuple[str, ...] = ()
+    limits: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    """A switch of the tree topology: hosts (leaf) and/or child switches."""
+
+    name: str
+    nodes: tuple[str, ...] = ()
+    switches: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """An NVLink domain for topology/block."""
+
+    name: str
+    nodes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Fabric:
+    """The network: a switch tree (fat-tree or dragonfly) and NVLink blocks."""
+
+    topology: str = "none"
+    switches: tuple[Switch, ...] = ()
+    dragonfly: bool = False
+    blocks: tuple[Block, ...] = ()
+    block_sizes: tuple[int, ...] = ()
+    block_node_types: tuple[str, ...] = ()
+    allow_disconnected: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Scheduling:
+    """Priority, preemption and selection settings."""
+
+    priority_type: str = "multifactor"
+    priority_weights: tuple[tuple[str, int], ...] = ()
+    tres_weights: tuple[tuple[str, str], ...] = ()
+    decay_half_life: str = "7-0"
+    usage_reset_period: str = "NONE"
+    max_age: str = "7-0"
+    favor_small: bool = False
+    preempt_type: str = "none"
+    preempt_mode: tuple[str, ...] = ("OFF",)
+    preempt_exempt_time: str = ""
+    select_type_parameters: tuple[str, ...] = ("CR_Core_Memory",)
+    scheduler_parameters: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class JobScripts:
+    """Prolog/epilog scripts: source files, installed in order into <kind>.d/."""
+
+    prolog: tuple[str, ...] = ()
+    epilog: tuple[str, ...] = ()
+    prolog_slurmctld: tuple[str, ...] = ()
+    epilog_slurmctld: tuple[str, ...] = ()
+    task_prolog: str = ""
+    task_epilog: str = ""
+    prolog_flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """The whole cluster as the generators see it."""
+
+    name: str
+    release: Release
+    controllers: tuple[str, ...]
+    dbd: tuple[str, ...]
+    login: tuple[str, ...]
+    storage: tuple[str, ...]
+    compute: tuple[str, ...]
+    node_types: tuple[NodeType, ...]
+    partitions: tuple[Partition, ...]
+    qos: tuple[Qos, ...] = ()
+    scheduling: Scheduling = field(default_factory=Scheduling)
+    accounting_enforce: tuple[str, ...] = ()
+    accounting_tres: tuple[str, ...] = ()
+    job_scripts: JobScripts = field(default_factory=JobScripts)
+    fabric: Fabric = field(default_factory=Fabric)
+    slurm_config: tuple[tuple[str, Any], ...] = ()
+    configless: bool = True
+    controllers_run_jobs: bool = False
+    min_node_memory_mb: int = 1024
+    groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def node_type(self, name: str) -> NodeType | None:
+        for node_type in self.node_types:
+            if node_type.name == name:
+                return node_type
+        return None
+
+    @property
+    def gpu_node_types(self) -> tuple[NodeType, ...]:
+        return tuple(nt for nt in self.node_types if nt.gpu is not None)
+
+
+class _Reader:
+    """Reads typed values out of the raw inventory, collecting an error per bad value."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+
+    def error(self, message: str) -> None:
+        self.errors.append(message)
+
+    def mapping(self, value: Any, where: str) -> Mapping[str, Any]:
+        if value is None:
+            return {}
+        if not isinstance(value, Mapping):
+            self.error(f"{where}: expected a mapping (YAML dict), got {_kind(value)}")
+            return {}
+        return value
+
+    def unknown_keys(self, data: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:
+        for key in data:
+            if key not in allowed:
+                self.error(
+                    f"{where}: unknown key '{key}'; allowed keys are {', '.join(sorted(allowed))}"
+                )
+
+    def integer(self, data: Mapping[str, Any], key: str, where: str, *, default: int | None = None,
+                minimum: int = 0, maximum: int = 2**32 - 2) -> int | None:
+        value = data.get(key, default)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, str) and value.strip().isdigit():
+                value = int(value)
+            else:
+                self.error(f"{where}.{key}: expected an integer, got {_kind(value)} {value!r}")
+                return default
+        if not minimum <= value <= maximum:
+            self.error(f"{where}.{key}: {value} is out of range {minimum}..{maximum}")
+            return default
+        return int(value)
+
+    def required_int(self, data: Mapping[str, Any], key: str, where: str, *, minimum: int = 1,
+                     maximum: int = 2**32 - 2) -> int:
+        if key not in data:
+            self.error(f"{where}: missing required key '{key}' (an integer >= {minimum})")
+            return minimum
+        value = self.integer(data, key, where, minimum=minimum, maximum=maximum)
+        return minimum if value is None else value
+
+    def string(self, data: Mapping[str, Any], key: str, where: str, *, default: str = "",
+               choices: Sequence[str] = ()) -> str:
+        value = data.get(key, default)
+        if value is None:
+            return default
+        if isinstance(value, bool):
+            self.error(f"{where}.{key}: expected a string, got a boolean (quote it in YAML: '{value}')")
+            return default
+        if isinstance(value, (int, float)):
+            value = str(value)
+        if not isinstance(value, str):
+            self.error(f"{where}.{key}: expected a string, got {_kind(value)}")
+            return default
+        if choices and value not in choices:
+            self.error(f"{where}.{key}: '{value}' is not one of {', '.join(choices)}")
+            return default
+        return value
+
+    def boolean(self, data: Mapping[str, Any], key: str, where: str, *, default: bool = False) -> bool:
+        value = data.get(key, default)
+        if isinstance(value, bool):
+            return value
+        self.error(f"{where}.{key}: expected true or false, got {_kind(value)} {value!r} "
+                   "(a quoted 'yes' is a string in YAML)")
+        return default
+
+    def strings(self, data: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+        value = data.get(key)
+        if value is None:
+            return ()
+        if isinstance(value, str):
+            return tuple(item.strip() for item in value.split(",") if item.strip())
+        if isinstance(value, Sequence) and all(isinstance(v, (str, int)) for v in value):
+            return tuple(str(v) for v in value)
+        self.error(f"{where}.{key}: expected a list of strings, got {_kind(value)}")
+        return ()
+
+    def hosts(self, value: Any, where: str) -> tuple[str, ...]:
+        """A hostlist expression or a list of them."""
+        if value is None:
+            return ()
+        if not isinstance(value, (str, list, tuple)):
+            self.error(f"{where}: expected a hostlist expression or a list of them, got {_kind(value)}")
+            return ()
+        try:
+            return tuple(expand(value if isinstance(value, str) else [str(v) for v in value]))
+        except HostlistError as exc:
+            self.error(f"{where}: cannot parse hostlist {value!r}: {exc}")
+            return ()
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, Sequence):
+        return "a list"
+    return type(value).__name__
+
+
+NODE_TYPE_KEYS = (
+    "group", "sockets", "cores_per_socket", "threads_per_core", "cpus", "real_memory_mb",
+    "mem_spec_limit_mb", "tmp_disk_mb", "features", "weight", "gpu",
+)
+GPU_KEYS = ("type", "count", "devices", "autodetect", "mig", "nvml_name")
+PARTITION_KEYS = (
+    "name", "node_types", "groups", "features", "default", "state", "max_time", "default_time", "qos",
+    "allow_qos", "allow_accounts", "priority_tier", "preempt_mode", "oversubscribe", "max_nodes",
+    "def_mem_per_gpu_mb", "def_cpu_per_gpu", "topology", "options",
+)
+QOS_KEYS = ("priority", "preempt", "preempt_mode", "max_wall", "flags", "limits")
+FABRIC_KEYS = ("topology", "switches", "fat_tree", "dragonfly", "blocks", "allow_disconnected")
+SCHEDULING_KEYS = ("priority", "preempt", "select_type_parameters", "scheduler_parameters")
+PRIORITY_KEYS = ("type", "weights", "tres_weights", "decay_half_life", "usage_reset_period", "max_age",
+                 "favor_small")
+PREEMPT_KEYS = ("type", "mode", "exempt_time")
+ACCOUNTING_KEYS = ("enforce", "tres")
+JOB_SCRIPT_KEYS = ("prolog", "epilog", "prolog_slurmctld", "epilog_slurmctld", "task_prolog", "task_epilog",
+                   "prolog_flags")
+SPEC_KEYS = ("name", "slurm_release", "node_types", "partitions", "qos", "scheduling", "accounting",
+             "job_scripts", "fabric", "slurm_config", "configless", "controllers_run_jobs",
+             "min_node_memory_mb")
+
+
+def build_cluster(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> Cluster:
+    """Build the model, or raise InventoryError with every shape error and every rule broken."""
+    # Imported here: validate imports the model's classes.
+    from .validate import validate_cluster
+
+    reader = _Reader()
+    cluster = _read_cluster(reader, spec, groups)
+    errors = reader.errors + (validate_cluster(cluster) if cluster is not None else [])
+    if errors:
+        raise InventoryError(errors)
+    assert cluster is not None
+    return cluster
+
+
+def _read_cluster(reader: _Reader, spec: Mapping[str, Any],
+                  groups: Mapping[str, Sequence[str]]) -> Cluster | None:
+    spec = reader.mapping(spec, "cluster spec")
+    reader.unknown_keys(spec, SPEC_KEYS, "cluster spec (variables cluster_*)")
+    group_hosts: dict[str, tuple[str, ...]] = {}
+    for name, members in groups.items():
+        group_hosts[str(name)] = tuple(str(m) for m in members)
+    for group in ROLE_GROUPS:
+        if group not in group_hosts:
+            reader.error(f"inventory: group '{group}' is not declared; declare it (it may be empty) "
+                         "so that every play can target it")
+            group_hosts[group] = ()
+
+    name = reader.string(spec, "name", "cluster_name")
+    release_text = reader.string(spec, "slurm_release", "cluster_slurm_release", default="24.11")
+    if release_text not in KNOWN_RELEASES:
+        reader.error(f"cluster_slurm_release: '{release_text}' is not a known Slurm release; "
+                     f"use one of {', '.join(KNOWN_RELEASES)}")
+        release_text = "24.11"
+    release = Release.parse(release_text)
+
+    node_types = _read_node_types(reader, spec.get("node_types"), group_hosts)
+    partitions = _read_partitions(reader, spec.get("partitions"), node_types, group_hosts)
+    qos = _read_qos(reader, spec.get("qos"))
+    scheduling = _read_scheduling(reader, spec.get("scheduling"))
+    accounting = reader.mapping(spec.get("accounting"), "cluster_accounting")
+    reader.unknown_keys(accounting, ACCOUNTING_KEYS, "cluster_accounting")
+    fabric = _read_fabric(reader, spec.get("fabric"), node_types)
+    slurm_config = reader.mapping(spec.get("slurm_config"), "cluster_slurm_config")
+    min_memory = reader.integer(spec, "min_node_memory_mb", "cluster_min_node_memory_mb", default=1024)
+
+    return Cluster(
+        name=name,
+        release=release,
+        controllers=group_hosts[GROUP_CONTROLLERS],
+        dbd=group_hosts[GROUP_DBD],
+        login=group_hosts[GROUP_LOGIN],
+        storage=group_hosts[GROUP_STORAGE],
+        compute=group_hosts[GROUP_COMPUTE],
+        node_types=node_types,
+        partitions=partitions,
+        qos=qos,
+        scheduling=scheduling,
+        accounting_enforce=reader.strings(accounting, "enforce", "cluster_accounting"),
+        accounting_tres=reader.strings(accounting, "tres", "cluster_accounting"),
+        job_scripts=_read_job_scripts(reader, spec.get("job_scripts")),
+        fabric=fabric,
+        slurm_config=tuple((str(k), v) for k, v in slurm_config.items()),
+        configless=reader.boolean(spec, "configless", "cluster_configless", default=True),
+        controllers_run_jobs=reader.boolean(spec, "controllers_run_jobs", "cluster_controllers_run_jobs"),
+        min_node_memory_mb=1024 if min_memory is None else min_memory,
+        groups=group_hosts,
+    )
+
+
+def _read_node_types(reader: _Reader, raw: Any,
+                     groups: Mapping[str, tuple[str, ...]]) -> tuple[NodeType, ...]:
+    data = reader.mapping(raw, "cluster_node_types")
+    result: list[NodeType] = []
+    for name, body in data.items():
+        where = f"cluster_node_types.{name}"
+        body = reader.mapping(body, where)
+        reader.unknown_keys(body, NODE_TYPE_KEYS, where)
+        group = reader.string(body, "group", where, default=str(name))
+        if group not in groups:
+            reader.error(f"{where}.group: inventory group '{group}' does not exist; create it under "
+                         f"'{GROUP_COMPUTE}' with this node type's hosts")
+        sockets = reader.required_int(body, "sockets", where, maximum=64)
+        cores = reader.required_int(body, "cores_per_socket", where, maximum=1024)
+        threads = reader.integer(body, "threads_per_core", where, default=1, minimum=1, maximum=8) or 1
+        cpus = reader.integer(body, "cpus", where, default=sockets * cores * threads, minimum=1,
+                              maximum=65536) or 1
+        result.append(NodeType(
+            name=str(name),
+            group=group,
+            hosts=groups.get(group, ()),
+            sockets=sockets,
+            cores_per_socket=cores,
+            threads_per_core=threads,
+            cpus=cpus,
+            real_memory_mb=reader.required_int(body, "real_memory_mb", where, maximum=2**40),
+            mem_spec_limit_mb=reader.integer(body, "mem_spec_limit_mb", where, default=0,
+                                             maximum=2**40) or 0,
+            tmp_disk_mb=reader.integer(body, "tmp_disk_mb", where, default=0, maximum=2**42) or 0,
+            features=reader.strings(body, "features", where),
+            weight=reader.integer(body, "weight", where, default=1, maximum=2**32 - 2) or 0,
+            gpu=_read_gpu(reader, body.get("gpu"), f"{where}.gpu"),
+        ))
+    return tuple(result)
+
+
+def _read_gpu(reader: _Reader, raw: Any, where: str) -> GpuSpec | None:
+    if raw is None:
+        return None
+    data = reader.mapping(raw, where)
+    reader.unknown_keys(data, GPU_KEYS, where)
+    count = reader.required_int(data, "count", where, maximum=64)
+    devices_raw = data.get("devices", f"/dev/nvidia[0-{count - 1}]" if count > 1 else "/dev/nvidia0")
+    try:
+        devices = tuple(expand(str(devices_raw))) if devices_raw else ()
+    except HostlistError as exc:
+        reader.error(f"{where}.devices: cannot parse {devices_raw!r}: {exc}")
+        devices = ()
+    gpu_type = reader.string(data, "type", where)
+    if not gpu_type:
+        reader.error(f"{where}: missing required key 'type' (a GPU model such as h100)")
+    return GpuSpec(
+        type=gpu_type,
+        count=count,
+        devices=devices,
+        autodetect=reader.string(data, "autodetect", where, default="off", choices=AUTODETECT_METHODS),
+        mig=reader.boolean(data, "mig", where),
+        nvml_name=reader.string(data, "nvml_name", where),
+    )
+
+
+def _read_partitions(reader: _Reader, raw: Any, node_types: Sequence[NodeType],
+                     groups: Mapping[str, tuple[str, ...]]) -> tuple[Partition, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, Sequence) or isinstance(raw, str):
+        reader.error(f"cluster_partitions: expected a list of partitions, got {_kind(raw)}")
+        return ()
+    by_name = {nt.name: nt for nt in node_types}
+    result: list[Partition] = []
+    for index, item in enumerate(raw):
+        body = reader.mapping(item, f"cluster_partitions[{index}]")
+        name = reader.string(body, "name", f"cluster_partitions[{index}]")
+        where = f"cluster_partitions[{name or index}]"
+        if not name:
+            reader.error(f"{where}: missing required key 'name'")
+        reader.unknown_keys(body, PARTITION_KEYS, where)
+        wanted_types = reader.strings(body, "node_types", where)
+        wanted_groups = reader.strings(body, "groups", where)
+        wanted_features = reader.strings(body, "features", where)
+        hosts: dict[str, None] = {}
+        for type_name in wanted_types:
+            node_type = by_name.get(type_name)
+            if node_type is None:
+                reader.error(f"{where}.node_types: node type '{type_name}' is not declared in "
+                             f"cluster_node_types (declared: {', '.join(by_name) or 'none'})")
+                continue
+            hosts.update(dict.fromkeys(node_type.hosts))
+        for group in wanted_groups:
+            if group not in groups:
+                reader.error(f"{where}.groups: inventory group '{group}' does not exist")
+                continue
+            hosts.update(dict.fromkeys(groups[group]))
+        for feature in wanted_features:
+            matching = [nt for nt in node_types if feature in nt.features or feature == nt.name]
+            if not matching:
+                reader.error(f"{where}.features: no node type has feature '{feature}'")
+            for node_type in matching:
+                hosts.update(dict.fromkeys(node_type.hosts))
+        if not (wanted_types or wanted_groups or wanted_features):
+            reader.error(f"{where}: names no nodes; set node_types, groups or features")
+        options = reader.mapping(body.get("options"), f"{where}.options")
+        result.append(Partition(
+            name=name,
+            node_types=wanted_types,
+            groups=wanted_groups,
+            features=wanted_features,
+            hosts=tuple(hosts),
+            default=reader.boolean(body, "default", where),
+            state=reader.string(body, "state", where, default="UP",
+                                choices=("UP", "DOWN", "DRAIN", "INACTIVE")),
+            max_time=reader.string(body, "max_time", where),
+            default_time=reader.string(body, "default_time", where),
+            qos=reader.string(body, "qos", where),
+            allow_qos=reader.strings(body, "allow_qos", where),
+            allow_accounts=reader.strings(body, "allow_accounts", where),
+            priority_tier=reader.integer(body, "priority_tier", where, maximum=65533),
+            preempt_mode=reader.string(body, "preempt_mode", where),
+            oversubscribe=reader.string(body, "oversubscribe", where),
+            max_nodes=reader.integer(body, "max_nodes", where, minimum=1),
+            def_mem_per_gpu_mb=reader.integer(body, "def_mem_per_gpu_mb", where, minimum=1),
+            def_cpu_per_gpu=reader.integer(body, "def_cpu_per_gpu", where, minimum=1),
+            topology=reader.string(body, "topology", where),
+            options=tuple((str(k), str(v)) for k, v in options.items()),
+        ))
+    return tuple(result)
+
+
+def _read_qos(reader: _Reader, raw: Any) -> tuple[Qos, ...]:
+    data = reader.mapping(raw, "cluster_qos")
+    result: list[Qos] = []
+    for name, body in data.items():
+        where = f"cluster_qos.{name}"
+        body = reader.mapping(body, where)
+        reader.unknown_keys(body, QOS_KEYS, where)
+        limits = reader.mapping(body.get("limits"), f"{where}.limits")
+        result.append(Qos(
+            name=str(name),
+            priority=reader.integer(body, "priority", where, default=0) or 0,
+            preempt=reader.strings(body, "preempt", where),
+            preempt_mode=reader.string(body, "preempt_mode", where),
+            max_wall=reader.string(body, "max_wall", where),
+            flags=reader.strings(body, "flags", where),
+            limits=tuple((str(k), str(v)) for k, v in limits.items()),
+        ))
+    return tuple(result)
+
+
+def _read_scheduling(reader: _Reader, raw: Any) -> Scheduling:
+    data = reader.mapping(raw, "cluster_scheduling")
+    reader.unknown_keys(data, SCHEDULING_KEYS, "cluster_scheduling")
+    priority = reader.mapping(data.get("priority"), "cluster_scheduling.priority")
+    reader.unknown_keys(priority, PRIORITY_KEYS, "cluster_scheduling.priority")
+    preempt = reader.mapping(data.get("preempt"), "cluster_scheduling.preempt")
+    reader.unknown_keys(preempt, PREEMPT_KEYS, "cluster_scheduling.preempt")
+    weights_raw = reader.mapping(priority.get("weights"), "cluster_scheduling.priority.weights")
+    weights: list[tuple[str, int]] = []
+    for key in weights_raw:
+        value = reader.integer(weights_raw, key, "cluster_scheduling.priority.weights", maximum=2**32 - 1)
+        weights.append((str(key), value or 0))
+    tres_raw = reader.mapping(priority.get("tres_weights"), "cluster_scheduling.priority.tres_weights")
+    defaults = Scheduling()
+    return Scheduling(
+        priority_type=reader.string(priority, "type", "cluster_scheduling.priority",
+                                    default="multifactor", choices=("multifactor", "basic")),
+        priority_weights=tuple(weights),
+        tres_weights=tuple((str(k), str(v)) for k, v in tres_raw.items()),
+        decay_half_life=reader.string(priority, "decay_half_life", "cluster_scheduling.priority",
+                                      default=defaults.decay_half_life),
+        usage_reset_period=reader.string(priority, "usage_reset_period", "cluster_scheduling.priority",
+                                         default=defaults.usage_reset_period),
+        max_age=reader.string(priority, "max_age", "cluster_scheduling.priority", default=defaults.max_age),
+        favor_small=reader.boolean(priority, "favor_small", "cluster_scheduling.priority"),
+        preempt_type=reader.string(preempt, "type", "cluster_scheduling.preempt", default="none",
+                                   choices=("none", "partition_prio", "qos")),
+        preempt_mode=reader.strings(preempt, "mode", "cluster_scheduling.preempt") or ("OFF",),
+        preempt_exempt_time=reader.string(preempt, "exempt_time", "cluster_scheduling.preempt"),
+        select_type_parameters=reader.strings(data, "select_type_parameters", "cluster_scheduling")
+        or defaults.select_type_parameters,
+        scheduler_parameters=reader.strings(data, "scheduler_parameters", "cluster_scheduling"),
+    )
+
+
+def _read_job_scripts(reader: _Reader, raw: Any) -> JobScripts:
+    data = reader.mapping(raw, "cluster_job_scripts")
+    reader.unknown_keys(data, JOB_SCRIPT_KEYS, "cluster_job_scripts")
+    where = "cluster_job_scripts"
+    return JobScripts(
+        prolog=reader.strings(data, "prolog", where),
+        epilog=reader.strings(data, "epilog", where),
+        prolog_slurmctld=reader.strings(data, "prolog_slurmctld", where),
+        epilog_slurmctld=reader.strings(data, "epilog_slurmctld", where),
+        task_prolog=reader.string(data, "task_prolog", where),
+        task_epilog=reader.string(data, "task_epilog", where),
+        prolog_flags=reader.strings(data, "prolog_flags", where),
+    )
+
+
+def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> Fabric:
+    # Imported here to keep the generated-tree helpers next to the topology generator.
+    from .topology import block_layout, dragonfly_switches, fat_tree_switches
+
+    data = reader.mapping(raw, "cluster_fabric")
+    reader.unknown_keys(data, FABRIC_KEYS, "cluster_fabric")
+    topology = reader.string(data, "topology", "cluster_fabric", default="none", choices=TOPOLOGY_PLUGINS)
+    compute_hosts = [host for nt in node_types for host in nt.hosts]
+    switches: list[Switch] = []
+    dragonfly = False
+    explicit = reader.mapping(data.get("switches"), "cluster_fabric.switches")
+    for name, body in explicit.items():
+        where = f"cluster_fabric.switches.{name}"
+        body = reader.mapping(body, where)
+        reader.unknown_keys(body, ("nodes", "switches"), where)
+        children: tuple[str, ...] = ()
+        if body.get("switches") is not None:
+            children = reader.hosts(body.get("switches"), f"{where}.switches")
+        switches.append(Switch(str(name), reader.hosts(body.get("nodes"), f"{where}.nodes"), children))
+    generators = [key for key in ("switches", "fat_tree", "dragonfly") if data.get(key)]
+    if len(generators) > 1:
+        reader.error(f"cluster_fabric: {' and '.join(generators)} both describe the switch tree; keep one")
+    elif data.get("fat_tree"):
+        shape = reader.mapping(data.get("fat_tree"), "cluster_fabric.fat_tree")
+        reader.unknown_keys(shape, ("tiers", "nodes_per_leaf", "leaves_per_pod"), "cluster_fabric.fat_tree")
+        tiers = reader.integer(shape, "tiers", "cluster_fabric.fat_tree", default=2, minimum=2, maximum=3)
+        per_pod = reader.integer(shape, "leaves_per_pod", "cluster_fabric.fat_tree", minimum=1, maximum=4096)
+        if tiers == 3 and per_pod is None:
+            reader.error("cluster_fabric.fat_tree: a 3-tier fat-tree needs leaves_per_pod "
+                         "(how many leaf switches share one pod's spines)")
+        switches = fat_tree_switches(
+            compute_hosts,
+            reader.required_int(shape, "nodes_per_leaf", "cluster_fabric.fat_tree", maximum=4096),
+            per_pod if tiers == 3 else None,
+        )
+    elif data.get("dragonfly"):
+        shape = reader.mapping(data.get("dragonfly"), "cluster_fabric.dragonfly")
+        reader.unknown_keys(shape, ("nodes_per_leaf", "leaves_per_group"), "cluster_fabric.dragonfly")
+        switches = dragonfly_switches(
+            compute_hosts,
+            reader.required_int(shape, "nodes_per_leaf", "cluster_fabric.dragonfly", maximum=4096),
+            reader.required_int(shape, "leaves_per_group", "cluster_fabric.dragonfly", maximum=4096),
+        )
+        dragonfly = True
+
+    blocks_raw = reader.mapping(data.get("blocks"), "cluster_fabric.blocks")
+    reader.unknown_keys(blocks_raw, ("block_sizes", "blocks", "nodes_per_block", "node_types"),
+                        "cluster_fabric.blocks")
+    block_sizes: list[int] = []
+    for size in blocks_raw.get("block_sizes") or ():
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            reader.error(f"cluster_fabric.blocks.block_sizes: {size!r} is not a positive integer")
+        else:
+            block_sizes.append(size)
+    block_types = reader.strings(blocks_raw, "node_types", "cluster_fabric.blocks") or tuple(
+        nt.name for nt in node_types)
+    blocks: list[Block] = []
+    explicit_blocks = reader.mapping(blocks_raw.get("blocks"), "cluster_fabric.blocks.blocks")
+    for name, nodes in explicit_blocks.items():
+        blocks.append(Block(str(name), reader.hosts(nodes, f"cluster_fabric.blocks.blocks.{name}")))
+    if blocks_raw.get("nodes_per_block") is not None:
+        if explicit_blocks:
+            reader.error("cluster_fabric.blocks: nodes_per_block and blocks both describe the blocks; keep one")
+        per_block = reader.required_int(blocks_raw, "nodes_per_block", "cluster_fabric.blocks", maximum=4096)
+        members = [host for nt in node_types if nt.name in block_types for host in nt.hosts]
+        blocks = block_layout(members, per_block)
+        if not block_sizes:
+            block_sizes = [per_block]
+    return Fabric(
+        topology=topology,
+        switches=tuple(switches),
+        dragonfly=dragonfly,
+        blocks=tuple(blocks),
+        block_sizes=tuple(block_sizes),
+        block_node_types=block_types,
+        allow_disconnected=reader.boolean(data, "allow_disconnected", "cluster_fabric"),
+    )

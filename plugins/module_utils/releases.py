@@ -1,0 +1,72 @@
+"""Slurm releases this project targets and what each one accepts.
+
+Every release-dependent choice of the generators and validators reads this table, so adding a release
+is one entry here plus its real-slurmctld test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Debian ships 22.05 in bookworm, 24.11 in trixie and 26.05 in unstable; the others are listed so that
+# sites on vendor packages are judged by the same rules.
+KNOWN_RELEASES: tuple[str, ...] = (
+    "22.05", "23.02", "23.11", "24.05", "24.11", "25.05", "25.11", "26.05",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """A Slurm major release such as 24.11."""
+
+    year: int
+    month: int
+
+    @classmethod
+    def parse(cls, text: str) -> Release:
+        year, _, month = text.partition(".")
+        return cls(int(year), int(month))
+
+    def __str__(self) -> str:
+        return f"{self.year:02d}.{self.month:02d}"
+
+    def at_least(self, text: str) -> bool:
+        other = Release.parse(text)
+        return (self.year, self.month) >= (other.year, other.month)
+
+    # Feature gates, each with the release that introduced (or removed) it.
+    @property
+    def topology_block(self) -> bool:
+        """topology/block (NVLink domains) exists from 23.11."""
+        return self.at_least("23.11")
+
+    @property
+    def topology_yaml(self) -> bool:
+        """topology.yaml, several topologies at once, read before topology.conf from 25.05."""
+        return self.at_least("25.05")
+
+    @property
+    def autodetect_nvidia(self) -> bool:
+        """gres.conf AutoDetect=nvidia (no NVML library needed) from 24.11."""
+        return self.at_least("24.11")
+
+    @property
+    def autodetect_full(self) -> bool:
+        """gres.conf AutoDetect=full (try every method) from 26.05."""
+        return self.at_least("26.05")
+
+    @property
+    def dragonfly_param(self) -> bool:
+        """TopologyParam=Dragonfly was removed in 23.11."""
+        return not self.at_least("23.11")
+
+
+def autodetect_allowed(release: Release, method: str) -> bool:
+    """Whether gres.conf AutoDetect=<method> is accepted by this release."""
+    if method in ("off", "nvml"):
+        return True
+    if method == "nvidia":
+        return release.autodetect_nvidia
+    if method == "full":
+        return release.autodetect_full
+    return False

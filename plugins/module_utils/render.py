@@ -1,0 +1,48 @@
+"""Everything the config templates lay out, computed once from the model."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .model import Cluster, InventoryError, build_cluster
+from .slurmconf import gres_lines, slurm_conf_sections
+from .topology import topology_conf, topology_yaml
+
+
+def cluster_config(cluster: Cluster) -> dict[str, Any]:
+    """The data behind slurm.conf, gres.conf and topology.conf/topology.yaml."""
+    gres: list[str] = []
+    for node_type in cluster.node_types:
+        gres += gres_lines(node_type)
+    uses_yaml = cluster.release.topology_yaml
+    return {
+        "name": cluster.name,
+        "release": str(cluster.release),
+        "slurm_conf": dict(slurm_conf_sections(cluster)),
+        "gres_conf": gres,
+        "topology_conf": [] if uses_yaml else topology_conf(cluster),
+        "topology_yaml": topology_yaml(cluster) if uses_yaml else [],
+        "summary": {
+            "nodes": len(cluster.compute),
+            "gpus": sum(len(nt.hosts) * nt.gpu.count for nt in cluster.gpu_node_types if nt.gpu),
+            "node_types": len(cluster.node_types),
+            "partitions": len(cluster.partitions),
+            "switches": len(cluster.fabric.switches),
+            "blocks": len(cluster.fabric.blocks),
+        },
+    }
+
+
+def config_from_inventory(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    """Validate and render in one step; raises InventoryError listing every problem."""
+    return cluster_config(build_cluster(spec, groups))
+
+
+def inventory_errors(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> list[str]:
+    """Every validation error of an inventory (empty when it is valid)."""
+    try:
+        build_cluster(spec, groups)
+    except InventoryError as exc:
+        return exc.errors
+    return []

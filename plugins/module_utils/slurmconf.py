@@ -1,0 +1,229 @@
+"""slurm.conf and gres.conf stanzas from the model: one function per stanza kind.
+
+Output size grows with node types, not nodes: each node type is one NodeName stanza over a folded host
+list (split only when the fold is very long) plus one NodeSet; partitions name NodeSets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .hostlist import fold, fold_chunks
+from .model import Cluster, NodeType, Partition
+from .topology import topology_plugin
+
+SCRIPT_DIRS = {
+    "prolog": ("Prolog", "/etc/slurm/prolog.d"),
+    "epilog": ("Epilog", "/etc/slurm/epilog.d"),
+    "prolog_slurmctld": ("PrologSlurmctld", "/etc/slurm/prolog_slurmctld.d"),
+    "epilog_slurmctld": ("EpilogSlurmctld", "/etc/slurm/epilog_slurmctld.d"),
+}
+PRIORITY_WEIGHT_KEYS = {
+    "age": "PriorityWeightAge", "assoc": "PriorityWeightAssoc", "fairshare": "PriorityWeightFairshare",
+    "job_size": "PriorityWeightJobSize", "partition": "PriorityWeightPartition", "qos": "PriorityWeightQOS",
+}
+
+
+def conf_value(value: Any) -> str:
+    """A slurm.conf value: booleans as YES/NO, lists comma-joined."""
+    if isinstance(value, bool):
+        return "YES" if value else "NO"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def dict_line(pairs: Iterable[tuple[str, Any]]) -> str:
+    """``Key=value`` pairs on one line, dropping None and empty values."""
+    return " ".join(f"{key}={conf_value(value)}" for key, value in pairs
+                    if value is not None and value != "" and value != ())
+
+
+def default_settings(cluster: Cluster) -> dict[str, Any]:
+    """slurm.conf settings derived from the model (before cluster_slurm_config is applied)."""
+    scheduling = cluster.scheduling
+    settings: dict[str, Any] = {
+        "ClusterName": cluster.name,
+        "SlurmUser": "slurm",
+        "AuthType": "auth/munge",
+        "SlurmctldPort": 6817,
+        "SlurmdPort": 6818,
+        "StateSaveLocation": "/var/spool/slurmctld",
+        "SlurmdSpoolDir": "/var/spool/slurmd",
+        "SlurmctldLogFile": "/var/log/slurm/slurmctld.log",
+        "SlurmdLogFile": "/var/log/slurm/slurmd.log",
+        "SlurmctldParameters": ["enable_configless"] if cluster.configless else None,
+        "ReturnToService": 2,
+        "SlurmdTimeout": 300,
+        "MpiDefault": "none",
+        "ProctrackType": "proctrack/cgroup",
+        "TaskPlugin": ["task/cgroup", "task/affinity"],
+        "JobAcctGatherType": "jobacct_gather/cgroup",
+        "SelectType": "select/cons_tres",
+        "SelectTypeParameters": list(scheduling.select_type_parameters),
+        "SchedulerType": "sched/backfill",
+        "SchedulerParameters": list(scheduling.scheduler_parameters) or None,
+        "GresTypes": "gpu" if cluster.gpu_node_types else None,
+        "PreemptType": f"preempt/{scheduling.preempt_type}",
+        "PreemptMode": list(scheduling.preempt_mode),
+        "PreemptExemptTime": scheduling.preempt_exempt_time or None,
+        "TopologyPlugin": topology_plugin(cluster) or None,
+        "TopologyParam": "Dragonfly" if cluster.fabric.dragonfly and cluster.fabric.topology == "tree"
+        and cluster.release.dragonfly_param else None,
+    }
+    settings.update(_priority_settings(cluster))
+    settings.update(_accounting_settings(cluster))
+    settings.update(_script_settings(cluster))
+    return settings
+
+
+def _priority_settings(cluster: Cluster) -> dict[str, Any]:
+    scheduling = cluster.scheduling
+    if scheduling.priority_type == "basic":
+        return {"PriorityType": "priority/basic"}
+    settings: dict[str, Any] = {
+        "PriorityType": "priority/multifactor",
+        "PriorityDecayHalfLife": scheduling.decay_half_life,
+        "PriorityUsageResetPeriod": scheduling.usage_reset_period,
+        "PriorityMaxAge": scheduling.max_age,
+        "PriorityFavorSmall": scheduling.favor_small,
+    }
+    for key, value in scheduling.priority_weights:
+        settings[PRIORITY_WEIGHT_KEYS[key]] = value
+    if scheduling.tres_weights:
+        settings["PriorityWeightTRES"] = [f"{k}={v}" for k, v in scheduling.tres_weights]
+    return settings
+
+
+def _accounting_settings(cluster: Cluster) -> dict[str, Any]:
+    if not cluster.dbd:
+        return {"AccountingStorageType": None}
+    tres = list(dict.fromkeys((*(["gres/gpu"] if cluster.gpu_node_types else []), *cluster.accounting_tres)))
+    return {
+        "AccountingStorageType": "accounting_storage/slurmdbd",
+        "AccountingStorageHost": cluster.dbd[0],
+        "AccountingStorageBackupHost": cluster.dbd[1] if len(cluster.dbd) > 1 else None,
+        "AccountingStoragePort": 6819,
+        "AccountingStorageEnforce": list(cluster.accounting_enforce) or None,
+        "AccountingStorageTRES": tres or None,
+    }
+
+
+def _script_settings(cluster: Cluster) -> dict[str, Any]:
+    scripts = cluster.job_scripts
+    settings: dict[str, Any] = {}
+    for kind, (key, directory) in SCRIPT_DIRS.items():
+        if getattr(scripts, kind):
+            settings[key] = f"{directory}/*"
+    settings["TaskProlog"] = scripts.task_prolog or None
+    settings["TaskEpilog"] = scripts.task_epilog or None
+    settings["PrologFlags"] = list(scripts.prolog_flags) or None
+    return settings
+
+
+def merged_settings(cluster: Cluster) -> dict[str, Any]:
+    """Model settings with cluster_slurm_config on top: a None value deletes a key."""
+    settings = default_settings(cluster)
+    lower = {key.lower(): key for key in settings}
+    for key, value in cluster.slurm_config:
+        settings.pop(lower.get(key.lower(), key), None)
+        settings[key] = value
+    return {key: value for key, value in settings.items() if value is not None and value != []}
+
+
+def settings_lines(cluster: Cluster) -> list[str]:
+    """Global settings, sorted by key so that diffs stay stable; controllers first, in failover order."""
+    lines = [f"SlurmctldHost={host}" for host in cluster.controllers]
+    lines += [f"{key}={conf_value(value)}" for key, value in sorted(merged_settings(cluster).items(),
+                                                                     key=lambda kv: kv[0].lower())]
+    return lines
+
+
+def node_features(node_type: NodeType) -> list[str]:
+    return list(dict.fromkeys((node_type.name, *node_type.features)))
+
+
+def node_lines(node_type: NodeType) -> list[str]:
+    """One NodeName stanza per folded chunk of the node type's hosts, then its NodeSet."""
+    gpu = node_type.gpu
+    attributes: list[tuple[str, Any]] = [
+        ("CPUs", node_type.cpus), ("Sockets", node_type.sockets),
+        ("CoresPerSocket", node_type.cores_per_socket), ("ThreadsPerCore", node_type.threads_per_core),
+        ("RealMemory", node_type.real_memory_mb), ("MemSpecLimit", node_type.mem_spec_limit_mb or None),
+        ("TmpDisk", node_type.tmp_disk_mb or None),
+        ("Gres", f"gpu:{gpu.type}:{gpu.count}" if gpu else None),
+        ("Features", node_features(node_type)), ("Weight", node_type.weight), ("State", "UNKNOWN"),
+    ]
+    lines = [dict_line([("NodeName", chunk), *attributes]) for chunk in fold_chunks(node_type.hosts)]
+    lines.append(dict_line([("NodeSet", node_type.nodeset), ("Feature", node_type.name)]))
+    return lines
+
+
+def partition_nodes(cluster: Cluster, partition: Partition) -> str:
+    """Nodes= of a partition: NodeSets for whole node types, folded hosts for the rest."""
+    names: list[str] = []
+    covered: set[str] = set()
+    wanted_types = list(partition.node_types)
+    for feature in partition.features:
+        wanted_types += [nt.name for nt in cluster.node_types if feature == nt.name or feature in nt.features]
+    for type_name in dict.fromkeys(wanted_types):
+        node_type = cluster.node_type(type_name)
+        if node_type is not None:
+            names.append(node_type.nodeset)
+            covered.update(node_type.hosts)
+    rest = [host for host in partition.hosts if host not in covered]
+    if rest:
+        names.append(fold(rest))
+    return ",".join(names)
+
+
+def partition_line(cluster: Cluster, partition: Partition) -> str:
+    pairs: list[tuple[str, Any]] = [
+        ("PartitionName", partition.name),
+        ("Nodes", partition_nodes(cluster, partition)),
+        ("Default", True if partition.default else None),
+        ("State", partition.state),
+        ("MaxTime", partition.max_time or None),
+        ("DefaultTime", partition.default_time or None),
+        ("MaxNodes", partition.max_nodes),
+        ("PriorityTier", partition.priority_tier),
+        ("PreemptMode", partition.preempt_mode or None),
+        ("OverSubscribe", partition.oversubscribe or None),
+        ("QOS", partition.qos or None),
+        ("AllowQos", list(partition.allow_qos) or None),
+        ("AllowAccounts", list(partition.allow_accounts) or None),
+        ("DefMemPerGPU", partition.def_mem_per_gpu_mb),
+        ("DefCpuPerGPU", partition.def_cpu_per_gpu),
+        ("Topology", partition.topology or None),
+        *partition.options,
+    ]
+    return dict_line(pairs)
+
+
+def gres_lines(node_type: NodeType) -> list[str]:
+    """gres.conf for one node type: typed File= lines, or AutoDetect for the node type's hosts."""
+    gpu = node_type.gpu
+    if gpu is None:
+        return []
+    lines = []
+    for chunk in fold_chunks(node_type.hosts):
+        if gpu.autodetect != "off":
+            lines.append(dict_line([("NodeName", chunk), ("AutoDetect", gpu.autodetect)]))
+        else:
+            devices = "/dev/" + fold(device.removeprefix("/dev/") for device in gpu.devices)
+            lines.append(dict_line([("NodeName", chunk), ("Name", "gpu"), ("Type", gpu.type),
+                                    ("File", devices)]))
+    return lines
+
+
+def slurm_conf_sections(cluster: Cluster) -> Mapping[str, list[str]]:
+    """slurm.conf in three sections: settings, node stanzas, partition stanzas."""
+    nodes: list[str] = []
+    for node_type in cluster.node_types:
+        nodes += node_lines(node_type)
+    return {
+        "settings": settings_lines(cluster),
+        "nodes": nodes,
+        "partitions": [partition_line(cluster, p) for p in cluster.partitions],
+    }
