@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 log() { printf '[bootstrap] %s\n' "$*"; }
 
 need_pkgs=()
-for p in docker.io debootstrap; do
+for p in docker.io debootstrap python3-venv; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || need_pkgs+=("$p")
 done
 if ((${#need_pkgs[@]})); then

@@ -55,11 +55,6 @@ class Release:
         """gres.conf AutoDetect=full (try every method) from 26.05."""
         return self.at_least("26.05")
 
-    @property
-    def dragonfly_param(self) -> bool:
-        """TopologyParam=Dragonfly was removed in 23.11."""
-        return not self.at_least("23.11")
-
 
 def autodetect_allowed(release: Release, method: str) -> bool:
     """Whether gres.conf AutoDetect=<method> is accepted by this release."""

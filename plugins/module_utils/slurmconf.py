@@ -69,8 +69,8 @@ def default_settings(cluster: Cluster) -> dict[str, Any]:
         "PreemptMode": list(scheduling.preempt_mode),
         "PreemptExemptTime": scheduling.preempt_exempt_time or None,
         "TopologyPlugin": topology_plugin(cluster) or None,
-        "TopologyParam": "Dragonfly" if cluster.fabric.dragonfly and cluster.fabric.topology == "tree"
-        and cluster.release.dragonfly_param else None,
+        # Accepted by every release in scope (22.05 to 26.05 keep TopologyParam=Dragonfly).
+        "TopologyParam": "Dragonfly" if cluster.fabric.dragonfly and cluster.fabric.topology == "tree" else None,
     }
     settings.update(_priority_settings(cluster))
     settings.update(_accounting_settings(cluster))

@@ -1,0 +1,118 @@
+"""Load rendered configs into the real slurmctld of a Debian release, in a throw-away container.
+
+The container runs munged and ``slurmctld -D`` from Debian's packages on the rendered slurm.conf,
+gres.conf and topology file, with /etc/hosts entries for every node (slurmctld resolves each node at
+start), then reads back what the daemon understood with scontrol.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+SUITE_RELEASE = {"bookworm": "22.05", "trixie": "24.11", "sid": "26.05"}
+IMAGE = "gpucluster/lab:{suite}"
+_PAIR = re.compile(r"(\w+)=(\S*)")
+
+# Accounting is exercised with a real slurmdbd in the lab. Here slurmctld runs without one: it stops at
+# start when a configured slurmdbd is unreachable and no state exists, and TRES such as gres/gpu (and
+# their priority weights) need slurmdbd, and 26.05 refuses partition QOS it cannot look up, so the
+# accounting lines and the partitions' QOS/AllowQos are taken out before it starts.
+RUN_SCRIPT = r"""
+set -eu
+cp /input/* /etc/slurm/
+sed -i -E -e '/^(AccountingStorage[A-Za-z]*|PriorityWeightTRES)=/d' \
+  -e '/^PartitionName=/s/ (QOS|AllowQos)=[^ ]*//g' /etc/slurm/slurm.conf
+cat /work/hosts >> /etc/hosts
+mkdir -p /run/munge /var/log/slurm /var/spool/slurmctld
+chown munge: /run/munge /var/log/munge /var/lib/munge /etc/munge
+chown slurm: /var/log/slurm /var/spool/slurmctld
+[ -s /etc/munge/munge.key ] || runuser -u munge -- mungekey -c
+runuser -u munge -- munged
+slurmctld -D -i >/work/slurmctld.out 2>&1 &
+up=""
+for _ in $(seq 1 240); do
+  if scontrol ping 2>/dev/null | grep -q 'is UP'; then up=yes; break; fi
+  kill -0 $! 2>/dev/null || break
+  sleep 0.5
+done
+[ -n "$up" ] || { echo "slurmctld did not come up"; cat /work/slurmctld.out /var/log/slurm/slurmctld.log; exit 3; }
+scontrol show nodes -o >/work/nodes
+scontrol show partitions -o >/work/partitions
+scontrol show topology >/work/topology 2>&1 || true
+for topo in $(cat /work/topologies); do scontrol show topology "$topo" >/work/topology.$topo 2>&1 || true; done
+scontrol show config >/work/config
+cp /var/log/slurm/slurmctld.log /work/slurmctld.log
+kill $! ; wait || true
+"""
+
+
+@dataclass
+class Readback:
+    """What slurmctld reports: node and partition records, topology lines and its log."""
+
+    nodes: dict[str, dict[str, str]]
+    partitions: dict[str, dict[str, str]]
+    topology: list[dict[str, str]]
+    named_topologies: dict[str, list[dict[str, str]]]
+    config: str
+    log: str
+
+
+def _records(text: str, key: str) -> dict[str, dict[str, str]]:
+    records = {}
+    for line in text.splitlines():
+        fields = dict(_PAIR.findall(line))
+        if key in fields:
+            records[fields[key]] = fields
+    return records
+
+
+def _topology(text: str) -> list[dict[str, str]]:
+    return [dict(_PAIR.findall(line)) for line in text.splitlines()
+            if line.startswith(("SwitchName=", "BlockName=", "Block", "Switch"))]
+
+
+def load_configs(suite: str, config_dir: Path, hosts: list[str], controller: str,
+                 topologies: tuple[str, ...] = ()) -> Readback:
+    """Start slurmctld of ``suite`` on the configs in ``config_dir`` and read back its view."""
+    work = Path(tempfile.mkdtemp(prefix="gpucluster-slurmctld-"))
+    try:
+        lines = [f"127.{(i >> 16) & 255}.{(i >> 8) & 255}.{i & 255} {host}"
+                 for i, host in enumerate(hosts, start=2)]
+        (work / "hosts").write_text("\n".join(lines) + "\n")
+        (work / "topologies").write_text("\n".join(topologies) + "\n")
+        (work / "run.sh").write_text(RUN_SCRIPT)
+        result = subprocess.run(
+            ["docker", "run", "--rm", "--hostname", controller, "--entrypoint", "bash",
+             "-v", f"{config_dir}:/input:ro", "-v", f"{work}:/work",
+             IMAGE.format(suite=suite), "/work/run.sh"],
+            capture_output=True, text=True, timeout=600, check=False,
+        )
+        if result.returncode != 0:
+            raise AssertionError(f"slurmctld ({suite}) failed on {config_dir}:\n{result.stdout}\n{result.stderr}")
+        named = {name: _topology((work / f"topology.{name}").read_text()) for name in topologies}
+        return Readback(
+            nodes=_records((work / "nodes").read_text(), "NodeName"),
+            partitions=_records((work / "partitions").read_text(), "PartitionName"),
+            topology=_topology((work / "topology").read_text()),
+            named_topologies=named,
+            config=(work / "config").read_text(),
+            log=(work / "slurmctld.log").read_text(errors="replace"),
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def expand_hostlist(suite: str, expression: str) -> list[str]:
+    """Slurm's own expansion of a hostlist expression (scontrol show hostnames)."""
+    result = subprocess.run(
+        ["docker", "run", "--rm", "--entrypoint", "scontrol", IMAGE.format(suite=suite),
+         "show", "hostnames", expression],
+        capture_output=True, text=True, timeout=120, check=True,
+    )
+    return result.stdout.split()
