@@ -31,40 +31,20 @@ def fold(names: Iterable[str]) -> str:
 
 
 def fold_chunks(names: Iterable[str], max_chars: int = MAX_FOLD_CHARS) -> list[str]:
-    """Fold names into expressions of at most ``max_chars`` characters (one range never splits)."""
+    """Fold names into expressions of at most ``max_chars`` characters where possible.
+
+    A fold that is too long is split in two halves of the (naturally ordered) names, recursively; only a
+    single name longer than the limit is returned as it is.
+    """
     nodeset = NodeSet.fromlist(list(names))
     folded = str(nodeset)
-    if len(folded) <= max_chars:
-        return [folded] if folded else []
-    chunks: list[str] = []
-    current: list[str] = []
-    length = 0
-    for part in folded_parts(folded):
-        if current and length + len(part) + 1 > max_chars:
-            chunks.append(",".join(current))
-            current, length = [], 0
-        current.append(part)
-        length += len(part) + 1
-    if current:
-        chunks.append(",".join(current))
-    return chunks
-
-
-def folded_parts(folded: str) -> list[str]:
-    """Split a folded expression at the commas that are outside brackets."""
-    parts: list[str] = []
-    depth = 0
-    start = 0
-    for index, char in enumerate(folded):
-        if char == "[":
-            depth += 1
-        elif char == "]":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(folded[start:index])
-            start = index + 1
-    parts.append(folded[start:])
-    return [part for part in parts if part]
+    if not folded:
+        return []
+    if len(folded) <= max_chars or len(nodeset) == 1:
+        return [folded]
+    ordered = list(nodeset)
+    middle = len(ordered) // 2
+    return fold_chunks(ordered[:middle], max_chars) + fold_chunks(ordered[middle:], max_chars)
 
 
 def expand(expression: str | Iterable[str]) -> list[str]:

@@ -21,12 +21,16 @@ _PAIR = re.compile(r"(\w+)=(\S*)")
 # Accounting is exercised with a real slurmdbd in the lab. Here slurmctld runs without one: it stops at
 # start when a configured slurmdbd is unreachable and no state exists, and TRES such as gres/gpu (and
 # their priority weights) need slurmdbd, and 26.05 refuses partition QOS it cannot look up, so the
-# accounting lines and the partitions' QOS/AllowQos are taken out before it starts.
+# accounting lines and the partitions' QOS/AllowQos are taken out before it starts. Every node name
+# resolves to a loopback address of the container, where this slurmctld itself listens, so a backup
+# SlurmctldHost would be this daemon again: only the primary's line is kept (failover is drilled in the
+# production lab).
 RUN_SCRIPT = r"""
 set -eu
 cp /input/* /etc/slurm/
 sed -i -E -e '/^(AccountingStorage[A-Za-z]*|PriorityWeightTRES)=/d' \
-  -e '/^PartitionName=/s/ (QOS|AllowQos)=[^ ]*//g' /etc/slurm/slurm.conf
+  -e '/^PartitionName=/s/ (QOS|AllowQos)=[^ ]*//g' -e '0,/^SlurmctldHost=/!{/^SlurmctldHost=/d}' \
+  /etc/slurm/slurm.conf
 cat /work/hosts >> /etc/hosts
 mkdir -p /run/munge /var/log/slurm /var/spool/slurmctld
 chown munge: /run/munge /var/log/munge /var/lib/munge /etc/munge
@@ -108,11 +112,14 @@ def load_configs(suite: str, config_dir: Path, hosts: list[str], controller: str
         shutil.rmtree(work, ignore_errors=True)
 
 
-def expand_hostlist(suite: str, expression: str) -> list[str]:
-    """Slurm's own expansion of a hostlist expression (scontrol show hostnames)."""
-    result = subprocess.run(
-        ["docker", "run", "--rm", "--entrypoint", "scontrol", IMAGE.format(suite=suite),
-         "show", "hostnames", expression],
-        capture_output=True, text=True, timeout=120, check=True,
-    )
-    return result.stdout.split()
+def expand_hostlist(suite: str, expressions: list[str]) -> list[list[str]]:
+    """Slurm's own expansion of hostlist expressions (scontrol show hostnames; 22.05 wants a slurm.conf)."""
+    with tempfile.TemporaryDirectory(prefix="gpucluster-hostnames-") as work:
+        Path(work, "slurm.conf").write_text("ClusterName=hostnames\nSlurmctldHost=localhost\n")
+        script = "; ".join(f"scontrol show hostnames '{e}' | tr '\\n' ' '; echo" for e in expressions)
+        result = subprocess.run(
+            ["docker", "run", "--rm", "-e", "SLURM_CONF=/work/slurm.conf", "-v", f"{work}:/work",
+             "--entrypoint", "bash", IMAGE.format(suite=suite), "-c", script],
+            capture_output=True, text=True, timeout=120, check=True,
+        )
+    return [line.split() for line in result.stdout.splitlines()]

@@ -1,0 +1,132 @@
+"""The rendered configs are loaded by the real slurmctld of each Debian release, and what slurmctld
+reports (scontrol show nodes/partitions/topology) is what the inventory designed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import Cluster, build_cluster
+from bench.gen_inventory import write_inventory
+from tests.helpers.inventory import load_inventory
+from tests.helpers.slurmctld import SUITE_RELEASE, Readback, load_configs
+
+from .conftest import ROOT, render_inventory
+
+pytestmark = pytest.mark.slurmctld
+
+# (inventory, suite, compute nodes, GPUs): the numbers are the design, written out, not derived.
+MATRIX = [
+    ("pilot", "bookworm", 16, 128),
+    ("pilot", "trixie", 16, 128),
+    ("pilot", "sid", 16, 128),
+    ("production", "trixie", 136, 1024),
+    ("production", "sid", 136, 1024),
+    ("federation", "trixie", 1280, 10240),
+    ("federation", "sid", 1280, 10240),
+    ("nvl72", "trixie", 36, 144),
+    ("nvl72", "sid", 36, 144),
+    ("scale12800", "bookworm", 12800, 102400),
+    ("scale12800", "trixie", 12800, 102400),
+    ("scale12800", "sid", 12800, 102400),
+]
+
+
+def inventory_path(name: str, tmp_root: Path) -> Path:
+    if name == "scale12800":
+        return write_inventory(tmp_root / "scale12800", 12800)
+    if name == "nvl72":
+        return ROOT / "tests" / "inventories" / "nvl72"
+    return ROOT / "inventories" / name
+
+
+@pytest.fixture(scope="module")
+def tmp_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("inventories")
+
+
+def _load(name: str, suite: str, tmp_root: Path, out: Path) -> tuple[Cluster, Readback]:
+    inventory = inventory_path(name, tmp_root)
+    release = SUITE_RELEASE[suite]
+    result = render_inventory(inventory, out, release)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    spec, groups = load_inventory(inventory)
+    spec["slurm_release"] = release
+    cluster = build_cluster(spec, groups)
+    topologies = ("fabric", "nvlink") if cluster.release.topology_yaml else ()
+    readback = load_configs(suite, out, groups["all"], cluster.controllers[0], topologies)
+    return cluster, readback
+
+
+def _assert_switches(model_switches, reported: list[dict[str, str]]) -> None:
+    by_name = {line["SwitchName"]: line for line in reported if "SwitchName" in line}
+    assert set(by_name) == {s.name for s in model_switches}
+    for switch in model_switches:
+        line = by_name[switch.name]
+        if switch.switches:
+            assert set(expand(line["Switches"])) == set(switch.switches), switch.name
+        if switch.nodes and not switch.switches:
+            assert set(expand(line["Nodes"])) == set(switch.nodes), switch.name
+
+
+def _assert_blocks(cluster: Cluster, reported: list[dict[str, str]]) -> None:
+    by_name = {line["BlockName"]: line for line in reported if "BlockName" in line}
+    assert set(by_name) == {b.name for b in cluster.fabric.blocks}
+    for block in cluster.fabric.blocks:
+        assert set(expand(by_name[block.name]["Nodes"])) == set(block.nodes), block.name
+        assert int(by_name[block.name]["BlockSize"]) == cluster.fabric.block_sizes[0]
+
+
+@pytest.mark.parametrize(("name", "suite", "nodes", "gpus"), MATRIX, ids=[f"{m[0]}-{m[1]}" for m in MATRIX])
+def test_slurmctld_reports_the_designed_cluster(docker_lab: None, tmp_root: Path, tmp_path: Path,
+                                               name: str, suite: str, nodes: int, gpus: int) -> None:
+    cluster, readback = _load(name, suite, tmp_root, tmp_path / "etc-slurm")
+
+    # Release: the daemon that loaded the files is the one the inventory targets.
+    assert re.search(rf"^SLURM_VERSION\s+= {re.escape(str(cluster.release))}\.", readback.config, re.M)
+
+    # Nodes: every compute node, each with its type's CPUs, memory, typed GRES and features.
+    assert len(readback.nodes) == nodes == len(cluster.compute)
+    reported_gpus = 0
+    for node_type in cluster.node_types:
+        for host in node_type.hosts:
+            node = readback.nodes[host]
+            assert int(node["CPUTot"]) == node_type.cpus, host
+            assert int(node["RealMemory"]) == node_type.real_memory_mb, host
+            assert set(node["AvailableFeatures"].split(",")) == {node_type.name, *node_type.features}, host
+            if node_type.gpu:
+                assert node["Gres"] == f"gpu:{node_type.gpu.type}:{node_type.gpu.count}", host
+                reported_gpus += int(node["Gres"].rsplit(":", 1)[1])
+            expected_partitions = {p.name for p in cluster.partitions if host in p.hosts}
+            assert set(node["Partitions"].split(",")) == expected_partitions, host
+    assert reported_gpus == gpus
+
+    # Partitions: membership as designed.
+    assert set(readback.partitions) == {p.name for p in cluster.partitions}
+    for partition in cluster.partitions:
+        reported = readback.partitions[partition.name]
+        assert set(expand(reported["Nodes"])) == set(partition.hosts), partition.name
+        assert int(reported["TotalNodes"]) == len(partition.hosts)
+        assert (reported["Default"] == "YES") == partition.default
+
+    # Topology: switch membership (tree) and NVLink blocks, through the file this release reads.
+    if cluster.release.topology_yaml:
+        if cluster.fabric.switches:
+            _assert_switches(cluster.fabric.switches, readback.named_topologies["fabric"])
+        if cluster.fabric.blocks:
+            _assert_blocks(cluster, readback.named_topologies["nvlink"])
+    elif cluster.fabric.topology == "tree":
+        _assert_switches(cluster.fabric.switches, readback.topology)
+    elif cluster.fabric.topology == "block":
+        _assert_blocks(cluster, readback.topology)
+
+
+@pytest.mark.parametrize("suite", ["bookworm", "trixie", "sid"])
+def test_slurm_expands_our_folds_like_clustershell(docker_lab: None, suite: str) -> None:
+    folds = ["gpu[001-128]", "r[1-2]-n[01-16]", "a-gpu[1-2],b-gpu1", "n[0001-0003,0010]"]
+    from tests.helpers.slurmctld import expand_hostlist
+
+    assert expand_hostlist(suite, folds) == [expand(expression) for expression in folds]

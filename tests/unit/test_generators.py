@@ -1,0 +1,151 @@
+"""Stanza generators: exact output for the small cluster, and size by node type, not node count."""
+
+from __future__ import annotations
+
+from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_cluster
+from ansible_collections.gpucluster.cluster.plugins.module_utils.render import cluster_config
+from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import merged_settings
+from ansible_collections.gpucluster.cluster.plugins.module_utils.topology import (
+    block_layout,
+    dragonfly_switches,
+    fat_tree_switches,
+)
+
+from .factory import valid_groups, valid_spec
+
+
+def render(spec=None, groups=None):
+    return cluster_config(build_cluster(spec or valid_spec(), groups or valid_groups()))
+
+
+def test_node_and_partition_stanzas() -> None:
+    conf = render()["slurm_conf"]
+    assert conf["nodes"] == [
+        "NodeName=gpu[01-04] CPUs=32 Sockets=2 CoresPerSocket=8 ThreadsPerCore=2 RealMemory=64000 "
+        "Gres=gpu:h100:4 Features=h100,ib Weight=10 State=UNKNOWN",
+        "NodeSet=nt_h100 Feature=h100",
+        "NodeName=cpu[01-02] CPUs=4 Sockets=1 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=8000 "
+        "Features=cpu Weight=1 State=UNKNOWN",
+        "NodeSet=nt_cpu Feature=cpu",
+    ]
+    assert conf["partitions"] == [
+        "PartitionName=gpu Nodes=nt_h100 Default=YES State=UP MaxTime=1-00:00:00 PriorityTier=10 QOS=normal",
+        "PartitionName=cpu Nodes=nt_cpu State=UP PriorityTier=1 PreemptMode=REQUEUE",
+    ]
+
+
+def test_settings_are_sorted_with_controllers_first() -> None:
+    spec, groups = valid_spec(), valid_groups()
+    groups["controllers"] = ["ctl01", "ctl02"]
+    settings = render(spec, groups)["slurm_conf"]["settings"]
+    assert settings[:2] == ["SlurmctldHost=ctl01", "SlurmctldHost=ctl02"]
+    keys = [line.split("=", 1)[0] for line in settings[2:]]
+    assert keys == sorted(keys, key=str.lower)
+    assert "GresTypes=gpu" in settings
+    assert "AccountingStorageTRES=gres/gpu" in settings
+    assert "TopologyPlugin=topology/tree" in settings
+
+
+def test_user_settings_override_and_null_deletes() -> None:
+    spec = valid_spec()
+    spec["slurm_config"] = {"SlurmdTimeout": 600, "MpiDefault": None, "LaunchParameters": ["use_interactive_step"],
+                            "EnforcePartLimits": True}
+    settings = merged_settings(build_cluster(spec, valid_groups()))
+    assert settings["SlurmdTimeout"] == 600
+    assert "MpiDefault" not in settings
+    lines = render(spec)["slurm_conf"]["settings"]
+    assert "LaunchParameters=use_interactive_step" in lines
+    assert "EnforcePartLimits=YES" in lines
+
+
+def test_partition_by_group_and_feature() -> None:
+    spec, groups = valid_spec(), valid_groups()
+    groups["rack1"] = ["gpu01", "cpu01"]
+    spec["partitions"].append({"name": "rack1", "groups": ["rack1"]})
+    spec["partitions"].append({"name": "ib", "features": ["ib"]})
+    lines = render(spec, groups)["slurm_conf"]["partitions"]
+    assert "PartitionName=rack1 Nodes=cpu01,gpu01 State=UP" in lines
+    assert "PartitionName=ib Nodes=nt_h100 State=UP" in lines
+
+
+def test_gres_file_lines_and_autodetect() -> None:
+    assert render()["gres_conf"] == ["NodeName=gpu[01-04] Name=gpu Type=h100 File=/dev/nvidia[0-3]"]
+    spec = valid_spec()
+    spec["node_types"]["h100"]["gpu"]["autodetect"] = "nvml"
+    assert render(spec)["gres_conf"] == ["NodeName=gpu[01-04] AutoDetect=nvml"]
+
+
+def test_output_size_follows_node_types_not_nodes() -> None:
+    spec, groups = valid_spec(), valid_groups()
+    big = [f"gpu{i:05d}" for i in range(1, 5001)]
+    groups["compute_h100"] = big
+    groups["compute"] = big + groups["compute_cpu"]
+    groups["all"] = sorted(set(groups["all"]) - set(valid_groups()["compute_h100"]) | set(big))
+    spec["fabric"] = {}
+    conf = render(spec, groups)
+    assert len(conf["slurm_conf"]["nodes"]) == 4
+    assert conf["slurm_conf"]["nodes"][0].startswith("NodeName=gpu[00001-05000] ")
+    assert len(conf["gres_conf"]) == 1
+
+
+def test_fat_tree_two_and_three_tiers() -> None:
+    hosts = [f"n{i:03d}" for i in range(1, 65)]
+    two = fat_tree_switches(hosts, 16, None)
+    assert [s.name for s in two] == ["leaf01", "leaf02", "leaf03", "leaf04", "spine"]
+    assert two[-1].switches == ("leaf01", "leaf02", "leaf03", "leaf04")
+    three = fat_tree_switches(hosts, 8, 4)
+    names = [s.name for s in three]
+    assert names[-3:] == ["pod01", "pod02", "core"]
+    assert three[-1].switches == ("pod01", "pod02")
+    assert sorted(h for s in three for h in s.nodes) == hosts
+
+
+def test_dragonfly_groups_and_blocks() -> None:
+    hosts = [f"n{i:02d}" for i in range(1, 17)]
+    switches = dragonfly_switches(hosts, 4, 2)
+    assert [s.name for s in switches if s.name.startswith("dfgroup")] == ["dfgroup01", "dfgroup02"]
+    assert switches[-1].name == "global"
+    blocks = block_layout(hosts, 8)
+    assert [(b.name, len(b.nodes)) for b in blocks] == [("nvl01", 8), ("nvl02", 8)]
+
+
+def test_dragonfly_sets_topology_param() -> None:
+    spec = valid_spec()
+    spec["fabric"] = {"topology": "tree", "dragonfly": {"nodes_per_leaf": 2, "leaves_per_group": 2}}
+    assert "TopologyParam=Dragonfly" in render(spec)["slurm_conf"]["settings"]
+
+
+def test_release_picks_topology_file() -> None:
+    conf = render()
+    assert conf["topology_yaml"] == []
+    assert conf["topology_conf"][-1] == "SwitchName=spine Switches=leaf[01-03]"
+    spec = valid_spec()
+    spec["slurm_release"] = "26.05"
+    spec["fabric"]["blocks"] = {"nodes_per_block": 2, "node_types": ["h100"]}
+    conf = render(spec)
+    assert conf["topology_conf"] == []
+    assert [t["topology"] for t in conf["topology_yaml"]] == ["fabric", "nvlink"]
+    assert conf["topology_yaml"][0]["cluster_default"] is True
+    assert conf["topology_yaml"][1]["block"] == {
+        "blocks": [{"block": "nvl01", "nodes": "gpu[01-02]"}, {"block": "nvl02", "nodes": "gpu[03-04]"}],
+        "block_sizes": [2],
+    }
+    assert not any(line.startswith("TopologyPlugin=") for line in conf["slurm_conf"]["settings"])
+
+
+def test_block_topology_conf_before_25_05() -> None:
+    spec = valid_spec()
+    spec["fabric"] = {"topology": "block", "blocks": {"nodes_per_block": 2, "block_sizes": [2, 4],
+                                                      "node_types": ["h100"]}}
+    conf = render(spec)
+    assert conf["topology_conf"] == ["BlockName=nvl01 Nodes=gpu[01-02]", "BlockName=nvl02 Nodes=gpu[03-04]",
+                                     "BlockSizes=2,4"]
+    assert "TopologyPlugin=topology/block" in conf["slurm_conf"]["settings"]
+
+
+def test_every_compute_host_is_in_the_stanzas() -> None:
+    conf = render()
+    stanza_hosts = [h for line in conf["slurm_conf"]["nodes"] if line.startswith("NodeName=")
+                    for h in expand(line.split()[0].split("=", 1)[1])]
+    assert sorted(stanza_hosts) == sorted(valid_groups()["compute"])

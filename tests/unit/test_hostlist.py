@@ -1,0 +1,51 @@
+"""Folding and expansion through ClusterShell, as Slurm reads them."""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import (
+    HostlistError,
+    expand,
+    fold,
+    fold_chunks,
+    padding_collisions,
+)
+
+
+@pytest.mark.parametrize(("names", "folded"), [
+    ([], ""),
+    (["gpu01"], "gpu01"),
+    (["gpu01", "gpu02", "gpu03"], "gpu[01-03]"),
+    (["gpu001", "gpu002", "gpu010"], "gpu[001-002,010]"),
+    (["a-gpu1", "a-gpu2", "b-gpu1"], "a-gpu[1-2],b-gpu1"),
+    (["r1-n01", "r1-n02", "r2-n01", "r2-n02"], "r[1-2]-n[01-02]"),
+    (["login", "gpu1"], "gpu1,login"),
+])
+def test_fold(names: list[str], folded: str) -> None:
+    assert fold(names) == folded
+
+
+def test_fold_then_expand_round_trips() -> None:
+    names = [f"node{i:04d}" for i in range(1, 2000, 3)] + ["x1", "y"]
+    assert sorted(expand(fold(names))) == sorted(names)
+
+
+def test_expand_accepts_lists_and_rejects_garbage() -> None:
+    assert expand(["a[1-2]", "b1"]) == ["a1", "a2", "b1"]
+    with pytest.raises(HostlistError):
+        expand("gpu[01-")
+
+
+def test_fold_chunks_keep_each_stanza_short() -> None:
+    names = [f"n{i}" for i in range(0, 400, 2)]  # no two adjacent: a long comma list
+    chunks = fold_chunks(names, max_chars=60)
+    assert len(chunks) > 1
+    assert all(len(chunk) <= 60 for chunk in chunks)
+    assert sorted(h for chunk in chunks for h in expand(chunk)) == sorted(names)
+
+
+def test_padding_collisions() -> None:
+    assert padding_collisions(["gpu1", "gpu01", "gpu2"]) == [("gpu1", "gpu01")]
+    assert padding_collisions(["Node1", "node1"]) == [("Node1", "node1")]
+    assert padding_collisions(["gpu1", "gpu10"]) == []
