@@ -1,6 +1,6 @@
 """Write a synthetic inventory of N nodes x 8 H100 on a 3-tier fat-tree (for scale tests and benches).
 
-    python bench/gen_inventory.py --nodes 12800 --out build/inventories/n12800
+python bench/gen_inventory.py --nodes 12800 --out build/inventories/n12800
 """
 
 from __future__ import annotations
@@ -10,12 +10,14 @@ import textwrap
 from pathlib import Path
 
 
-def write_inventory(out: Path, nodes: int, release: str = "24.11", nodes_per_leaf: int = 32,
-                    leaves_per_pod: int = 16) -> Path:
+def write_inventory(
+    out: Path, nodes: int, release: str = "24.11", nodes_per_leaf: int = 32, leaves_per_pod: int = 16
+) -> Path:
     """Create hosts.yml and group_vars/all/cluster.yml under ``out``; return ``out``."""
     width = max(4, len(str(nodes)))
     (out / "group_vars" / "all").mkdir(parents=True, exist_ok=True)
-    (out / "hosts.yml").write_text(textwrap.dedent(f"""\
+    (out / "hosts.yml").write_text(
+        textwrap.dedent(f"""\
         all:
           children:
             controllers:
@@ -34,8 +36,10 @@ def write_inventory(out: Path, nodes: int, release: str = "24.11", nodes_per_lea
                 compute_h100:
                   hosts:
                     gpu[{1:0{width}d}:{nodes:0{width}d}]:
-        """))
-    (out / "group_vars" / "all" / "cluster.yml").write_text(textwrap.dedent(f"""\
+        """)
+    )
+    (out / "group_vars" / "all" / "cluster.yml").write_text(
+        textwrap.dedent(f"""\
         ---
         cluster_name: scale
         cluster_slurm_release: "{release}"
@@ -61,7 +65,8 @@ def write_inventory(out: Path, nodes: int, release: str = "24.11", nodes_per_lea
         cluster_fabric:
           topology: tree
           fat_tree: {{tiers: 3, nodes_per_leaf: {nodes_per_leaf}, leaves_per_pod: {leaves_per_pod}}}
-        """))
+        """)
+    )
     return out
 
 

@@ -49,10 +49,7 @@ def fold_chunks(names: Iterable[str], max_chars: int = MAX_FOLD_CHARS) -> list[s
 
 def expand(expression: str | Iterable[str]) -> list[str]:
     """Expand a hostlist expression (or a list of them) into host names, in NodeSet's natural order."""
-    if isinstance(expression, str):
-        pieces = [expression]
-    else:
-        pieces = list(expression)
+    pieces = [expression] if isinstance(expression, str) else list(expression)
     try:
         nodeset = NodeSet()
         for piece in pieces:
@@ -72,10 +69,7 @@ def padding_collisions(names: Iterable[str]) -> list[tuple[str, str]]:
     for name in names:
         match = _TRAILING_NUMBER.match(name)
         key: tuple[str, int | str, str]
-        if match:
-            key = (match.group(1).lower(), int(match.group(2)), match.group(3).lower())
-        else:
-            key = (name.lower(), "", "")
+        key = (match.group(1).lower(), int(match.group(2)), match.group(3).lower()) if match else (name.lower(), "", "")
         other = seen.get(key)
         if other is not None and other != name:
             pairs.append((other, name))

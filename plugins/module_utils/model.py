@@ -227,12 +227,18 @@ class _Reader:
     def unknown_keys(self, data: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:
         for key in data:
             if key not in allowed:
-                self.error(
-                    f"{where}: unknown key '{key}'; allowed keys are {', '.join(sorted(allowed))}"
-                )
+                self.error(f"{where}: unknown key '{key}'; allowed keys are {', '.join(sorted(allowed))}")
 
-    def integer(self, data: Mapping[str, Any], key: str, where: str, *, default: int | None = None,
-                minimum: int = 0, maximum: int = 2**32 - 2) -> int | None:
+    def integer(
+        self,
+        data: Mapping[str, Any],
+        key: str,
+        where: str,
+        *,
+        default: int | None = None,
+        minimum: int = 0,
+        maximum: int = 2**32 - 2,
+    ) -> int | None:
         value = data.get(key, default)
         if value is None:
             return None
@@ -247,16 +253,18 @@ class _Reader:
             return default
         return int(value)
 
-    def required_int(self, data: Mapping[str, Any], key: str, where: str, *, minimum: int = 1,
-                     maximum: int = 2**32 - 2) -> int:
+    def required_int(
+        self, data: Mapping[str, Any], key: str, where: str, *, minimum: int = 1, maximum: int = 2**32 - 2
+    ) -> int:
         if key not in data:
             self.error(f"{where}: missing required key '{key}' (an integer >= {minimum})")
             return minimum
         value = self.integer(data, key, where, minimum=minimum, maximum=maximum)
         return minimum if value is None else value
 
-    def string(self, data: Mapping[str, Any], key: str, where: str, *, default: str = "",
-               choices: Sequence[str] = ()) -> str:
+    def string(
+        self, data: Mapping[str, Any], key: str, where: str, *, default: str = "", choices: Sequence[str] = ()
+    ) -> str:
         value = data.get(key, default)
         if value is None:
             return default
@@ -277,8 +285,9 @@ class _Reader:
         value = data.get(key, default)
         if isinstance(value, bool):
             return value
-        self.error(f"{where}.{key}: expected true or false, got {_kind(value)} {value!r} "
-                   "(a quoted 'yes' is a string in YAML)")
+        self.error(
+            f"{where}.{key}: expected true or false, got {_kind(value)} {value!r} (a quoted 'yes' is a string in YAML)"
+        )
         return default
 
     def strings(self, data: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
@@ -321,27 +330,70 @@ def _kind(value: Any) -> str:
 
 
 NODE_TYPE_KEYS = (
-    "group", "sockets", "cores_per_socket", "threads_per_core", "cpus", "real_memory_mb",
-    "mem_spec_limit_mb", "tmp_disk_mb", "features", "weight", "gpu",
+    "group",
+    "sockets",
+    "cores_per_socket",
+    "threads_per_core",
+    "cpus",
+    "real_memory_mb",
+    "mem_spec_limit_mb",
+    "tmp_disk_mb",
+    "features",
+    "weight",
+    "gpu",
 )
 GPU_KEYS = ("type", "count", "devices", "autodetect", "mig", "nvml_name")
 PARTITION_KEYS = (
-    "name", "node_types", "groups", "features", "default", "state", "max_time", "default_time", "qos",
-    "allow_qos", "allow_accounts", "priority_tier", "preempt_mode", "oversubscribe", "max_nodes",
-    "def_mem_per_gpu_mb", "def_cpu_per_gpu", "topology", "options",
+    "name",
+    "node_types",
+    "groups",
+    "features",
+    "default",
+    "state",
+    "max_time",
+    "default_time",
+    "qos",
+    "allow_qos",
+    "allow_accounts",
+    "priority_tier",
+    "preempt_mode",
+    "oversubscribe",
+    "max_nodes",
+    "def_mem_per_gpu_mb",
+    "def_cpu_per_gpu",
+    "topology",
+    "options",
 )
 QOS_KEYS = ("priority", "preempt", "preempt_mode", "max_wall", "flags", "limits")
 FABRIC_KEYS = ("topology", "switches", "fat_tree", "dragonfly", "blocks", "allow_disconnected")
 SCHEDULING_KEYS = ("priority", "preempt", "select_type_parameters", "scheduler_parameters")
-PRIORITY_KEYS = ("type", "weights", "tres_weights", "decay_half_life", "usage_reset_period", "max_age",
-                 "favor_small")
+PRIORITY_KEYS = ("type", "weights", "tres_weights", "decay_half_life", "usage_reset_period", "max_age", "favor_small")
 PREEMPT_KEYS = ("type", "mode", "exempt_time")
 ACCOUNTING_KEYS = ("enforce", "tres")
-JOB_SCRIPT_KEYS = ("prolog", "epilog", "prolog_slurmctld", "epilog_slurmctld", "task_prolog", "task_epilog",
-                   "prolog_flags")
-SPEC_KEYS = ("name", "slurm_release", "node_types", "partitions", "qos", "scheduling", "accounting",
-             "job_scripts", "fabric", "slurm_config", "configless", "controllers_run_jobs",
-             "min_node_memory_mb")
+JOB_SCRIPT_KEYS = (
+    "prolog",
+    "epilog",
+    "prolog_slurmctld",
+    "epilog_slurmctld",
+    "task_prolog",
+    "task_epilog",
+    "prolog_flags",
+)
+SPEC_KEYS = (
+    "name",
+    "slurm_release",
+    "node_types",
+    "partitions",
+    "qos",
+    "scheduling",
+    "accounting",
+    "job_scripts",
+    "fabric",
+    "slurm_config",
+    "configless",
+    "controllers_run_jobs",
+    "min_node_memory_mb",
+)
 
 
 def build_cluster(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> Cluster:
@@ -358,8 +410,7 @@ def build_cluster(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) 
     return cluster
 
 
-def _read_cluster(reader: _Reader, spec: Mapping[str, Any],
-                  groups: Mapping[str, Sequence[str]]) -> Cluster | None:
+def _read_cluster(reader: _Reader, spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> Cluster | None:
     spec = reader.mapping(spec, "cluster spec")
     reader.unknown_keys(spec, SPEC_KEYS, "cluster spec (variables cluster_*)")
     group_hosts: dict[str, tuple[str, ...]] = {}
@@ -367,15 +418,19 @@ def _read_cluster(reader: _Reader, spec: Mapping[str, Any],
         group_hosts[str(name)] = tuple(str(m) for m in members)
     for group in ROLE_GROUPS:
         if group not in group_hosts:
-            reader.error(f"inventory: group '{group}' is not declared; declare it (it may be empty) "
-                         "so that every play can target it")
+            reader.error(
+                f"inventory: group '{group}' is not declared; declare it (it may be empty) "
+                "so that every play can target it"
+            )
             group_hosts[group] = ()
 
     name = reader.string(spec, "name", "cluster_name")
     release_text = reader.string(spec, "slurm_release", "cluster_slurm_release", default="24.11")
     if release_text not in KNOWN_RELEASES:
-        reader.error(f"cluster_slurm_release: '{release_text}' is not a known Slurm release; "
-                     f"use one of {', '.join(KNOWN_RELEASES)}")
+        reader.error(
+            f"cluster_slurm_release: '{release_text}' is not a known Slurm release; "
+            f"use one of {', '.join(KNOWN_RELEASES)}"
+        )
         release_text = "24.11"
     release = Release.parse(release_text)
 
@@ -413,39 +468,40 @@ def _read_cluster(reader: _Reader, spec: Mapping[str, Any],
     )
 
 
-def _read_node_types(reader: _Reader, raw: Any,
-                     groups: Mapping[str, tuple[str, ...]]) -> tuple[NodeType, ...]:
+def _read_node_types(reader: _Reader, raw: Any, groups: Mapping[str, tuple[str, ...]]) -> tuple[NodeType, ...]:
     data = reader.mapping(raw, "cluster_node_types")
     result: list[NodeType] = []
-    for name, body in data.items():
+    for name, raw_body in data.items():
         where = f"cluster_node_types.{name}"
-        body = reader.mapping(body, where)
+        body = reader.mapping(raw_body, where)
         reader.unknown_keys(body, NODE_TYPE_KEYS, where)
         group = reader.string(body, "group", where, default=str(name))
         if group not in groups:
-            reader.error(f"{where}.group: inventory group '{group}' does not exist; create it under "
-                         f"'{GROUP_COMPUTE}' with this node type's hosts")
+            reader.error(
+                f"{where}.group: inventory group '{group}' does not exist; create it under "
+                f"'{GROUP_COMPUTE}' with this node type's hosts"
+            )
         sockets = reader.required_int(body, "sockets", where, maximum=64)
         cores = reader.required_int(body, "cores_per_socket", where, maximum=1024)
         threads = reader.integer(body, "threads_per_core", where, default=1, minimum=1, maximum=8) or 1
-        cpus = reader.integer(body, "cpus", where, default=sockets * cores * threads, minimum=1,
-                              maximum=65536) or 1
-        result.append(NodeType(
-            name=str(name),
-            group=group,
-            hosts=groups.get(group, ()),
-            sockets=sockets,
-            cores_per_socket=cores,
-            threads_per_core=threads,
-            cpus=cpus,
-            real_memory_mb=reader.required_int(body, "real_memory_mb", where, maximum=2**40),
-            mem_spec_limit_mb=reader.integer(body, "mem_spec_limit_mb", where, default=0,
-                                             maximum=2**40) or 0,
-            tmp_disk_mb=reader.integer(body, "tmp_disk_mb", where, default=0, maximum=2**42) or 0,
-            features=reader.strings(body, "features", where),
-            weight=reader.integer(body, "weight", where, default=1, maximum=2**32 - 2) or 0,
-            gpu=_read_gpu(reader, body.get("gpu"), f"{where}.gpu"),
-        ))
+        cpus = reader.integer(body, "cpus", where, default=sockets * cores * threads, minimum=1, maximum=65536) or 1
+        result.append(
+            NodeType(
+                name=str(name),
+                group=group,
+                hosts=groups.get(group, ()),
+                sockets=sockets,
+                cores_per_socket=cores,
+                threads_per_core=threads,
+                cpus=cpus,
+                real_memory_mb=reader.required_int(body, "real_memory_mb", where, maximum=2**40),
+                mem_spec_limit_mb=reader.integer(body, "mem_spec_limit_mb", where, default=0, maximum=2**40) or 0,
+                tmp_disk_mb=reader.integer(body, "tmp_disk_mb", where, default=0, maximum=2**42) or 0,
+                features=reader.strings(body, "features", where),
+                weight=reader.integer(body, "weight", where, default=1, maximum=2**32 - 2) or 0,
+                gpu=_read_gpu(reader, body.get("gpu"), f"{where}.gpu"),
+            )
+        )
     return tuple(result)
 
 
@@ -474,8 +530,9 @@ def _read_gpu(reader: _Reader, raw: Any, where: str) -> GpuSpec | None:
     )
 
 
-def _read_partitions(reader: _Reader, raw: Any, node_types: Sequence[NodeType],
-                     groups: Mapping[str, tuple[str, ...]]) -> tuple[Partition, ...]:
+def _read_partitions(
+    reader: _Reader, raw: Any, node_types: Sequence[NodeType], groups: Mapping[str, tuple[str, ...]]
+) -> tuple[Partition, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, Sequence) or isinstance(raw, str):
@@ -497,8 +554,10 @@ def _read_partitions(reader: _Reader, raw: Any, node_types: Sequence[NodeType],
         for type_name in wanted_types:
             node_type = by_name.get(type_name)
             if node_type is None:
-                reader.error(f"{where}.node_types: node type '{type_name}' is not declared in "
-                             f"cluster_node_types (declared: {', '.join(by_name) or 'none'})")
+                reader.error(
+                    f"{where}.node_types: node type '{type_name}' is not declared in "
+                    f"cluster_node_types (declared: {', '.join(by_name) or 'none'})"
+                )
                 continue
             hosts.update(dict.fromkeys(node_type.hosts))
         for group in wanted_groups:
@@ -515,49 +574,52 @@ def _read_partitions(reader: _Reader, raw: Any, node_types: Sequence[NodeType],
         if not (wanted_types or wanted_groups or wanted_features):
             reader.error(f"{where}: names no nodes; set node_types, groups or features")
         options = reader.mapping(body.get("options"), f"{where}.options")
-        result.append(Partition(
-            name=name,
-            node_types=wanted_types,
-            groups=wanted_groups,
-            features=wanted_features,
-            hosts=tuple(hosts),
-            default=reader.boolean(body, "default", where),
-            state=reader.string(body, "state", where, default="UP",
-                                choices=("UP", "DOWN", "DRAIN", "INACTIVE")),
-            max_time=reader.string(body, "max_time", where),
-            default_time=reader.string(body, "default_time", where),
-            qos=reader.string(body, "qos", where),
-            allow_qos=reader.strings(body, "allow_qos", where),
-            allow_accounts=reader.strings(body, "allow_accounts", where),
-            priority_tier=reader.integer(body, "priority_tier", where, maximum=65533),
-            preempt_mode=reader.string(body, "preempt_mode", where),
-            oversubscribe=reader.string(body, "oversubscribe", where),
-            max_nodes=reader.integer(body, "max_nodes", where, minimum=1),
-            def_mem_per_gpu_mb=reader.integer(body, "def_mem_per_gpu_mb", where, minimum=1),
-            def_cpu_per_gpu=reader.integer(body, "def_cpu_per_gpu", where, minimum=1),
-            topology=reader.string(body, "topology", where),
-            options=tuple((str(k), str(v)) for k, v in options.items()),
-        ))
+        result.append(
+            Partition(
+                name=name,
+                node_types=wanted_types,
+                groups=wanted_groups,
+                features=wanted_features,
+                hosts=tuple(hosts),
+                default=reader.boolean(body, "default", where),
+                state=reader.string(body, "state", where, default="UP", choices=("UP", "DOWN", "DRAIN", "INACTIVE")),
+                max_time=reader.string(body, "max_time", where),
+                default_time=reader.string(body, "default_time", where),
+                qos=reader.string(body, "qos", where),
+                allow_qos=reader.strings(body, "allow_qos", where),
+                allow_accounts=reader.strings(body, "allow_accounts", where),
+                priority_tier=reader.integer(body, "priority_tier", where, maximum=65533),
+                preempt_mode=reader.string(body, "preempt_mode", where),
+                oversubscribe=reader.string(body, "oversubscribe", where),
+                max_nodes=reader.integer(body, "max_nodes", where, minimum=1),
+                def_mem_per_gpu_mb=reader.integer(body, "def_mem_per_gpu_mb", where, minimum=1),
+                def_cpu_per_gpu=reader.integer(body, "def_cpu_per_gpu", where, minimum=1),
+                topology=reader.string(body, "topology", where),
+                options=tuple((str(k), str(v)) for k, v in options.items()),
+            )
+        )
     return tuple(result)
 
 
 def _read_qos(reader: _Reader, raw: Any) -> tuple[Qos, ...]:
     data = reader.mapping(raw, "cluster_qos")
     result: list[Qos] = []
-    for name, body in data.items():
+    for name, raw_body in data.items():
         where = f"cluster_qos.{name}"
-        body = reader.mapping(body, where)
+        body = reader.mapping(raw_body, where)
         reader.unknown_keys(body, QOS_KEYS, where)
         limits = reader.mapping(body.get("limits"), f"{where}.limits")
-        result.append(Qos(
-            name=str(name),
-            priority=reader.integer(body, "priority", where, default=0) or 0,
-            preempt=reader.strings(body, "preempt", where),
-            preempt_mode=reader.string(body, "preempt_mode", where),
-            max_wall=reader.string(body, "max_wall", where),
-            flags=reader.strings(body, "flags", where),
-            limits=tuple((str(k), str(v)) for k, v in limits.items()),
-        ))
+        result.append(
+            Qos(
+                name=str(name),
+                priority=reader.integer(body, "priority", where, default=0) or 0,
+                preempt=reader.strings(body, "preempt", where),
+                preempt_mode=reader.string(body, "preempt_mode", where),
+                max_wall=reader.string(body, "max_wall", where),
+                flags=reader.strings(body, "flags", where),
+                limits=tuple((str(k), str(v)) for k, v in limits.items()),
+            )
+        )
     return tuple(result)
 
 
@@ -576,18 +638,22 @@ def _read_scheduling(reader: _Reader, raw: Any) -> Scheduling:
     tres_raw = reader.mapping(priority.get("tres_weights"), "cluster_scheduling.priority.tres_weights")
     defaults = Scheduling()
     return Scheduling(
-        priority_type=reader.string(priority, "type", "cluster_scheduling.priority",
-                                    default="multifactor", choices=("multifactor", "basic")),
+        priority_type=reader.string(
+            priority, "type", "cluster_scheduling.priority", default="multifactor", choices=("multifactor", "basic")
+        ),
         priority_weights=tuple(weights),
         tres_weights=tuple((str(k), str(v)) for k, v in tres_raw.items()),
-        decay_half_life=reader.string(priority, "decay_half_life", "cluster_scheduling.priority",
-                                      default=defaults.decay_half_life),
-        usage_reset_period=reader.string(priority, "usage_reset_period", "cluster_scheduling.priority",
-                                         default=defaults.usage_reset_period),
+        decay_half_life=reader.string(
+            priority, "decay_half_life", "cluster_scheduling.priority", default=defaults.decay_half_life
+        ),
+        usage_reset_period=reader.string(
+            priority, "usage_reset_period", "cluster_scheduling.priority", default=defaults.usage_reset_period
+        ),
         max_age=reader.string(priority, "max_age", "cluster_scheduling.priority", default=defaults.max_age),
         favor_small=reader.boolean(priority, "favor_small", "cluster_scheduling.priority"),
-        preempt_type=reader.string(preempt, "type", "cluster_scheduling.preempt", default="none",
-                                   choices=("none", "partition_prio", "qos")),
+        preempt_type=reader.string(
+            preempt, "type", "cluster_scheduling.preempt", default="none", choices=("none", "partition_prio", "qos")
+        ),
         preempt_mode=reader.strings(preempt, "mode", "cluster_scheduling.preempt") or ("OFF",),
         preempt_exempt_time=reader.string(preempt, "exempt_time", "cluster_scheduling.preempt"),
         select_type_parameters=reader.strings(data, "select_type_parameters", "cluster_scheduling")
@@ -622,9 +688,9 @@ def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> F
     switches: list[Switch] = []
     dragonfly = False
     explicit = reader.mapping(data.get("switches"), "cluster_fabric.switches")
-    for name, body in explicit.items():
+    for name, raw_body in explicit.items():
         where = f"cluster_fabric.switches.{name}"
-        body = reader.mapping(body, where)
+        body = reader.mapping(raw_body, where)
         reader.unknown_keys(body, ("nodes", "switches"), where)
         children: tuple[str, ...] = ()
         if body.get("switches") is not None:
@@ -639,8 +705,10 @@ def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> F
         tiers = reader.integer(shape, "tiers", "cluster_fabric.fat_tree", default=2, minimum=2, maximum=3)
         per_pod = reader.integer(shape, "leaves_per_pod", "cluster_fabric.fat_tree", minimum=1, maximum=4096)
         if tiers == 3 and per_pod is None:
-            reader.error("cluster_fabric.fat_tree: a 3-tier fat-tree needs leaves_per_pod "
-                         "(how many leaf switches share one pod's spines)")
+            reader.error(
+                "cluster_fabric.fat_tree: a 3-tier fat-tree needs leaves_per_pod "
+                "(how many leaf switches share one pod's spines)"
+            )
         switches = fat_tree_switches(
             compute_hosts,
             reader.required_int(shape, "nodes_per_leaf", "cluster_fabric.fat_tree", maximum=4096),
@@ -657,8 +725,7 @@ def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> F
         dragonfly = True
 
     blocks_raw = reader.mapping(data.get("blocks"), "cluster_fabric.blocks")
-    reader.unknown_keys(blocks_raw, ("block_sizes", "blocks", "nodes_per_block", "node_types"),
-                        "cluster_fabric.blocks")
+    reader.unknown_keys(blocks_raw, ("block_sizes", "blocks", "nodes_per_block", "node_types"), "cluster_fabric.blocks")
     block_sizes: list[int] = []
     for size in blocks_raw.get("block_sizes") or ():
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
@@ -666,7 +733,8 @@ def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> F
         else:
             block_sizes.append(size)
     block_types = reader.strings(blocks_raw, "node_types", "cluster_fabric.blocks") or tuple(
-        nt.name for nt in node_types)
+        nt.name for nt in node_types
+    )
     blocks: list[Block] = []
     explicit_blocks = reader.mapping(blocks_raw.get("blocks"), "cluster_fabric.blocks.blocks")
     for name, nodes in explicit_blocks.items():

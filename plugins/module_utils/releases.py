@@ -11,7 +11,14 @@ from dataclasses import dataclass
 # Debian ships 22.05 in bookworm, 24.11 in trixie and 26.05 in unstable; the others are listed so that
 # sites on vendor packages are judged by the same rules.
 KNOWN_RELEASES: tuple[str, ...] = (
-    "22.05", "23.02", "23.11", "24.05", "24.11", "25.05", "25.11", "26.05",
+    "22.05",
+    "23.02",
+    "23.11",
+    "24.05",
+    "24.11",
+    "25.05",
+    "25.11",
+    "26.05",
 )
 
 

@@ -20,8 +20,12 @@ SCRIPT_DIRS = {
     "epilog_slurmctld": ("EpilogSlurmctld", "/etc/slurm/epilog_slurmctld.d"),
 }
 PRIORITY_WEIGHT_KEYS = {
-    "age": "PriorityWeightAge", "assoc": "PriorityWeightAssoc", "fairshare": "PriorityWeightFairshare",
-    "job_size": "PriorityWeightJobSize", "partition": "PriorityWeightPartition", "qos": "PriorityWeightQOS",
+    "age": "PriorityWeightAge",
+    "assoc": "PriorityWeightAssoc",
+    "fairshare": "PriorityWeightFairshare",
+    "job_size": "PriorityWeightJobSize",
+    "partition": "PriorityWeightPartition",
+    "qos": "PriorityWeightQOS",
 }
 
 
@@ -36,8 +40,7 @@ def conf_value(value: Any) -> str:
 
 def dict_line(pairs: Iterable[tuple[str, Any]]) -> str:
     """``Key=value`` pairs on one line, dropping None and empty values."""
-    return " ".join(f"{key}={conf_value(value)}" for key, value in pairs
-                    if value is not None and value != "" and value != ())
+    return " ".join(f"{key}={conf_value(value)}" for key, value in pairs if value is not None and value not in ("", ()))
 
 
 def default_settings(cluster: Cluster) -> dict[str, Any]:
@@ -135,8 +138,10 @@ def merged_settings(cluster: Cluster) -> dict[str, Any]:
 def settings_lines(cluster: Cluster) -> list[str]:
     """Global settings, sorted by key so that diffs stay stable; controllers first, in failover order."""
     lines = [f"SlurmctldHost={host}" for host in cluster.controllers]
-    lines += [f"{key}={conf_value(value)}" for key, value in sorted(merged_settings(cluster).items(),
-                                                                     key=lambda kv: kv[0].lower())]
+    lines += [
+        f"{key}={conf_value(value)}"
+        for key, value in sorted(merged_settings(cluster).items(), key=lambda kv: kv[0].lower())
+    ]
     return lines
 
 
@@ -148,12 +153,17 @@ def node_lines(node_type: NodeType) -> list[str]:
     """One NodeName stanza per folded chunk of the node type's hosts, then its NodeSet."""
     gpu = node_type.gpu
     attributes: list[tuple[str, Any]] = [
-        ("CPUs", node_type.cpus), ("Sockets", node_type.sockets),
-        ("CoresPerSocket", node_type.cores_per_socket), ("ThreadsPerCore", node_type.threads_per_core),
-        ("RealMemory", node_type.real_memory_mb), ("MemSpecLimit", node_type.mem_spec_limit_mb or None),
+        ("CPUs", node_type.cpus),
+        ("Sockets", node_type.sockets),
+        ("CoresPerSocket", node_type.cores_per_socket),
+        ("ThreadsPerCore", node_type.threads_per_core),
+        ("RealMemory", node_type.real_memory_mb),
+        ("MemSpecLimit", node_type.mem_spec_limit_mb or None),
         ("TmpDisk", node_type.tmp_disk_mb or None),
         ("Gres", f"gpu:{gpu.type}:{gpu.count}" if gpu else None),
-        ("Features", node_features(node_type)), ("Weight", node_type.weight), ("State", "UNKNOWN"),
+        ("Features", node_features(node_type)),
+        ("Weight", node_type.weight),
+        ("State", "UNKNOWN"),
     ]
     lines = [dict_line([("NodeName", chunk), *attributes]) for chunk in fold_chunks(node_type.hosts)]
     lines.append(dict_line([("NodeSet", node_type.nodeset), ("Feature", node_type.name)]))
@@ -212,8 +222,7 @@ def gres_lines(node_type: NodeType) -> list[str]:
             lines.append(dict_line([("NodeName", chunk), ("AutoDetect", gpu.autodetect)]))
         else:
             devices = "/dev/" + fold(device.removeprefix("/dev/") for device in gpu.devices)
-            lines.append(dict_line([("NodeName", chunk), ("Name", "gpu"), ("Type", gpu.type),
-                                    ("File", devices)]))
+            lines.append(dict_line([("NodeName", chunk), ("Name", "gpu"), ("Type", gpu.type), ("File", devices)]))
     return lines
 
 

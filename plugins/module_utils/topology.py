@@ -21,7 +21,7 @@ BLOCK_TOPOLOGY = "nvlink"
 
 
 def _chunks(items: Sequence[str], size: int) -> list[Sequence[str]]:
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _names(prefix: str, count: int) -> list[str]:
@@ -29,14 +29,15 @@ def _names(prefix: str, count: int) -> list[str]:
     return [f"{prefix}{index:0{width}d}" for index in range(1, count + 1)]
 
 
-def _tree(hosts: Sequence[str], nodes_per_leaf: int, leaf_prefix: str,
-          levels: Sequence[tuple[str, int | None]]) -> list[Switch]:
+def _tree(
+    hosts: Sequence[str], nodes_per_leaf: int, leaf_prefix: str, levels: Sequence[tuple[str, int | None]]
+) -> list[Switch]:
     """Leaves of ``nodes_per_leaf`` hosts, then each level groups the one below (None: one root)."""
     from .model import Switch
 
     leaves = _chunks(list(hosts), nodes_per_leaf)
     leaf_names = _names(leaf_prefix, len(leaves))
-    switches = [Switch(name, tuple(members)) for name, members in zip(leaf_names, leaves)]
+    switches = [Switch(name, tuple(members)) for name, members in zip(leaf_names, leaves, strict=False)]
     below = leaf_names
     for prefix, per_group in levels:
         if per_group is None:
@@ -44,7 +45,7 @@ def _tree(hosts: Sequence[str], nodes_per_leaf: int, leaf_prefix: str,
             break
         groups = _chunks(below, per_group)
         names = _names(prefix, len(groups))
-        switches.extend(Switch(name, (), tuple(members)) for name, members in zip(names, groups))
+        switches.extend(Switch(name, (), tuple(members)) for name, members in zip(names, groups, strict=False))
         below = names
     return switches
 
@@ -66,7 +67,7 @@ def block_layout(hosts: Sequence[str], nodes_per_block: int) -> list[Block]:
     from .model import Block
 
     chunks = _chunks(list(hosts), nodes_per_block)
-    return [Block(name, tuple(members)) for name, members in zip(_names("nvl", len(chunks)), chunks)]
+    return [Block(name, tuple(members)) for name, members in zip(_names("nvl", len(chunks)), chunks, strict=False)]
 
 
 def _switch_lines(switches: Sequence[Switch]) -> list[str]:
@@ -120,16 +121,16 @@ def topology_yaml(cluster: Cluster) -> list[dict[str, Any]]:
             if switch.nodes:
                 entry["nodes"] = fold(switch.nodes)
             switches.append(entry)
-        result.append({"topology": TREE_TOPOLOGY, "cluster_default": fabric.topology == "tree",
-                       "tree": {"switches": switches}})
+        result.append(
+            {"topology": TREE_TOPOLOGY, "cluster_default": fabric.topology == "tree", "tree": {"switches": switches}}
+        )
     if fabric.blocks:
         block: dict[str, Any] = {
             "blocks": [{"block": b.name, "nodes": fold(b.nodes)} for b in fabric.blocks],
         }
         if fabric.block_sizes:
             block["block_sizes"] = list(fabric.block_sizes)
-        result.append({"topology": BLOCK_TOPOLOGY, "cluster_default": fabric.topology == "block",
-                       "block": block})
+        result.append({"topology": BLOCK_TOPOLOGY, "cluster_default": fabric.topology == "block", "block": block})
     return result
 
 
@@ -141,5 +142,3 @@ def topology_names(cluster: Cluster) -> tuple[str, ...]:
     if cluster.fabric.blocks:
         names.append(BLOCK_TOPOLOGY)
     return tuple(names)
-
-

@@ -6,6 +6,7 @@ is wrong and how to fix it. All offenders are listed at once (host lists folded)
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -18,11 +19,25 @@ from .topology import topology_names
 # GPU models and the NVML device-name fragment Slurm matches the GRES type against (the type must be a
 # substring of the lower-cased NVML name, e.g. "NVIDIA H100 80GB HBM3" for h100).
 GPU_CATALOGUE: dict[str, str] = {
-    "a10": "NVIDIA A10", "a100": "NVIDIA A100", "a30": "NVIDIA A30", "a40": "NVIDIA A40",
-    "a800": "NVIDIA A800", "b200": "NVIDIA B200", "b300": "NVIDIA B300", "gb200": "NVIDIA GB200",
-    "gh200": "NVIDIA GH200", "h100": "NVIDIA H100", "h200": "NVIDIA H200", "h20": "NVIDIA H20",
-    "h800": "NVIDIA H800", "l4": "NVIDIA L4", "l40": "NVIDIA L40", "l40s": "NVIDIA L40S",
-    "rtx6000": "NVIDIA RTX 6000", "t4": "Tesla T4", "v100": "Tesla V100",
+    "a10": "NVIDIA A10",
+    "a100": "NVIDIA A100",
+    "a30": "NVIDIA A30",
+    "a40": "NVIDIA A40",
+    "a800": "NVIDIA A800",
+    "b200": "NVIDIA B200",
+    "b300": "NVIDIA B300",
+    "gb200": "NVIDIA GB200",
+    "gh200": "NVIDIA GH200",
+    "h100": "NVIDIA H100",
+    "h200": "NVIDIA H200",
+    "h20": "NVIDIA H20",
+    "h800": "NVIDIA H800",
+    "l4": "NVIDIA L4",
+    "l40": "NVIDIA L40",
+    "l40s": "NVIDIA L40S",
+    "rtx6000": "NVIDIA RTX 6000",
+    "t4": "Tesla T4",
+    "v100": "Tesla V100",
 }
 RESERVED_NAMES = frozenset({"all", "default", "none", "unlimited", "infinite", "localhost"})
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -39,11 +54,17 @@ ENFORCE_CHOICES = frozenset({"all", "associations", "limits", "nojobs", "nosteps
 PRIORITY_WEIGHTS = frozenset({"age", "assoc", "fairshare", "job_size", "partition", "qos"})
 # Keys the model writes itself: setting them through cluster_slurm_config would fight the generators.
 MODEL_OWNED_KEYS: dict[str, str] = {
-    "clustername": "cluster_name", "slurmctldhost": "the controllers group",
-    "nodename": "cluster_node_types", "partitionname": "cluster_partitions", "nodeset": "cluster_node_types",
-    "grestypes": "cluster_node_types.*.gpu (GresTypes is derived)", "topologyplugin": "cluster_fabric.topology",
-    "accountingstoragehost": "the dbd group", "accountingstorageenforce": "cluster_accounting.enforce",
-    "preempttype": "cluster_scheduling.preempt.type", "preemptmode": "cluster_scheduling.preempt.mode",
+    "clustername": "cluster_name",
+    "slurmctldhost": "the controllers group",
+    "nodename": "cluster_node_types",
+    "partitionname": "cluster_partitions",
+    "nodeset": "cluster_node_types",
+    "grestypes": "cluster_node_types.*.gpu (GresTypes is derived)",
+    "topologyplugin": "cluster_fabric.topology",
+    "accountingstoragehost": "the dbd group",
+    "accountingstorageenforce": "cluster_accounting.enforce",
+    "preempttype": "cluster_scheduling.preempt.type",
+    "preemptmode": "cluster_scheduling.preempt.mode",
 }
 MAX_FOLDED_LIST = 200
 
@@ -59,8 +80,10 @@ def check_cluster_name(cluster: Cluster) -> list[str]:
     if not cluster.name:
         return ["cluster_name: not set; name the cluster (lowercase letters, digits, '_', at most 40)"]
     if not CLUSTER_NAME_RE.match(cluster.name):
-        return [f"cluster_name: '{cluster.name}' is not a valid Slurm ClusterName; use lowercase letters, "
-                "digits and '_', starting with a letter, at most 40 characters (it names database tables)"]
+        return [
+            f"cluster_name: '{cluster.name}' is not a valid Slurm ClusterName; use lowercase letters, "
+            "digits and '_', starting with a letter, at most 40 characters (it names database tables)"
+        ]
     return []
 
 
@@ -69,11 +92,14 @@ def check_role_groups(cluster: Cluster) -> list[str]:
     if not cluster.controllers:
         errors.append("inventory: group 'controllers' is empty; put the slurmctld host (and its backup) in it")
     if len(cluster.dbd) > 2:
-        errors.append(f"inventory: group 'dbd' has {len(cluster.dbd)} hosts ({_hosts(cluster.dbd)}); slurmdbd "
-                      "runs as a primary and at most one backup, so keep at most 2")
+        errors.append(
+            f"inventory: group 'dbd' has {len(cluster.dbd)} hosts ({_hosts(cluster.dbd)}); slurmdbd "
+            "runs as a primary and at most one backup, so keep at most 2"
+        )
     if not cluster.dbd and cluster.accounting_enforce:
-        errors.append("cluster_accounting.enforce: set, but group 'dbd' is empty; add a slurmdbd host or "
-                      "clear the enforce list")
+        errors.append(
+            "cluster_accounting.enforce: set, but group 'dbd' is empty; add a slurmdbd host or clear the enforce list"
+        )
     if not cluster.compute:
         errors.append("inventory: group 'compute' is empty; a cluster needs compute nodes")
     return errors
@@ -84,11 +110,15 @@ def check_host_names(cluster: Cluster) -> list[str]:
     bad = sorted(host for host in every if not HOST_RE.match(host))
     errors = []
     if bad:
-        errors.append(f"inventory: host names {', '.join(bad[:20])} are not valid node names; use letters, "
-                      "digits, '-', '_' and '.' only (Slurm's hostlist syntax reserves [ ] , and spaces)")
+        errors.append(
+            f"inventory: host names {', '.join(bad[:20])} are not valid node names; use letters, "
+            "digits, '-', '_' and '.' only (Slurm's hostlist syntax reserves [ ] , and spaces)"
+        )
     for first, second in padding_collisions(sorted(every)):
-        errors.append(f"inventory: hosts '{first}' and '{second}' collide after folding (they differ only in "
-                      "letter case or zero padding); rename one so that every host has one spelling")
+        errors.append(
+            f"inventory: hosts '{first}' and '{second}' collide after folding (they differ only in "
+            "letter case or zero padding); rename one so that every host has one spelling"
+        )
     reserved = sorted(host for host in every if host.lower() in RESERVED_NAMES - {"localhost"})
     if reserved:
         errors.append(f"inventory: host names {', '.join(reserved)} are Slurm reserved words; rename them")
@@ -98,9 +128,11 @@ def check_host_names(cluster: Cluster) -> list[str]:
 def check_controllers(cluster: Cluster) -> list[str]:
     both = sorted(set(cluster.controllers) & set(cluster.compute))
     if both and not cluster.controllers_run_jobs:
-        return [f"inventory: hosts {_hosts(both)} are in both 'controllers' and 'compute'; jobs would compete "
-                "with slurmctld. Move them out of one group, or set cluster_controllers_run_jobs: true to "
-                "accept it (small labs only)"]
+        return [
+            f"inventory: hosts {_hosts(both)} are in both 'controllers' and 'compute'; jobs would compete "
+            "with slurmctld. Move them out of one group, or set cluster_controllers_run_jobs: true to "
+            "accept it (small labs only)"
+        ]
     return []
 
 
@@ -124,14 +156,18 @@ def check_node_types(cluster: Cluster) -> list[str]:
             errors.append(f"{where}: group '{node_type.group}' has no hosts; add hosts or remove the node type")
         outside = [h for h in node_type.hosts if h not in compute]
         if outside:
-            errors.append(f"{where}: hosts {_hosts(outside)} of group '{node_type.group}' are not in group "
-                          f"'compute'; make '{node_type.group}' a child of 'compute'")
+            errors.append(
+                f"{where}: hosts {_hosts(outside)} of group '{node_type.group}' are not in group "
+                f"'compute'; make '{node_type.group}' a child of 'compute'"
+            )
         errors += _check_hardware(cluster, node_type, where)
         errors += _check_gpu(cluster, node_type, where)
         for feature in node_type.features:
             if not re.match(r"^[A-Za-z0-9_.]+$", feature):
-                errors.append(f"{where}.features: '{feature}' may hold letters, digits, '_' and '.' only "
-                              "(Slurm reads & | , [ ] * as constraint operators)")
+                errors.append(
+                    f"{where}.features: '{feature}' may hold letters, digits, '_' and '.' only "
+                    "(Slurm reads & | , [ ] * as constraint operators)"
+                )
     return errors
 
 
@@ -139,16 +175,22 @@ def _check_hardware(cluster: Cluster, node_type: NodeType, where: str) -> list[s
     errors = []
     physical = node_type.sockets * node_type.cores_per_socket
     if node_type.cpus not in (physical, physical * node_type.threads_per_core):
-        errors.append(f"{where}.cpus: {node_type.cpus} matches neither sockets x cores_per_socket ({physical}) "
-                      f"nor that x threads_per_core ({physical * node_type.threads_per_core}); fix the "
-                      "count or drop cpus to derive it")
+        errors.append(
+            f"{where}.cpus: {node_type.cpus} matches neither sockets x cores_per_socket ({physical}) "
+            f"nor that x threads_per_core ({physical * node_type.threads_per_core}); fix the "
+            "count or drop cpus to derive it"
+        )
     if node_type.real_memory_mb < cluster.min_node_memory_mb:
-        errors.append(f"{where}.real_memory_mb: {node_type.real_memory_mb} MiB is below the floor of "
-                      f"{cluster.min_node_memory_mb} MiB (cluster_min_node_memory_mb); give the memory "
-                      "slurmd may hand to jobs, as `slurmd -C` reports it")
+        errors.append(
+            f"{where}.real_memory_mb: {node_type.real_memory_mb} MiB is below the floor of "
+            f"{cluster.min_node_memory_mb} MiB (cluster_min_node_memory_mb); give the memory "
+            "slurmd may hand to jobs, as `slurmd -C` reports it"
+        )
     if node_type.mem_spec_limit_mb and node_type.mem_spec_limit_mb >= node_type.real_memory_mb:
-        errors.append(f"{where}.mem_spec_limit_mb: {node_type.mem_spec_limit_mb} leaves no memory for jobs "
-                      f"out of real_memory_mb {node_type.real_memory_mb}")
+        errors.append(
+            f"{where}.mem_spec_limit_mb: {node_type.mem_spec_limit_mb} leaves no memory for jobs "
+            f"out of real_memory_mb {node_type.real_memory_mb}"
+        )
     return errors
 
 
@@ -159,27 +201,34 @@ def _check_gpu(cluster: Cluster, node_type: NodeType, where: str) -> list[str]:
     where = f"{where}.gpu"
     errors = []
     if gpu.type and gpu.type not in GPU_CATALOGUE and not gpu.nvml_name:
-        errors.append(f"{where}.type: unknown GPU type '{gpu.type}'; use one of {', '.join(sorted(GPU_CATALOGUE))}"
-                      ", or set nvml_name to the device name nvidia-smi prints")
+        errors.append(
+            f"{where}.type: unknown GPU type '{gpu.type}'; use one of {', '.join(sorted(GPU_CATALOGUE))}"
+            ", or set nvml_name to the device name nvidia-smi prints"
+        )
     if gpu.nvml_name and gpu.type and gpu.type not in gpu.nvml_name.lower().replace(" ", "_"):
-        errors.append(f"{where}.type: '{gpu.type}' is not a substring of the NVML name '{gpu.nvml_name}'; "
-                      "Slurm matches GRES types that way and would ignore the detected GPUs")
+        errors.append(
+            f"{where}.type: '{gpu.type}' is not a substring of the NVML name '{gpu.nvml_name}'; "
+            "Slurm matches GRES types that way and would ignore the detected GPUs"
+        )
     if gpu.type and not re.match(r"^[a-z0-9_]+$", gpu.type):
         errors.append(f"{where}.type: '{gpu.type}' must be lowercase letters, digits and '_'")
     if gpu.autodetect == "off":
         if len(gpu.devices) != gpu.count:
-            errors.append(f"{where}.devices: {len(gpu.devices)} device files for count {gpu.count}; list exactly "
-                          f"one /dev/nvidiaN per GPU (e.g. /dev/nvidia[0-{gpu.count - 1}])")
+            errors.append(
+                f"{where}.devices: {len(gpu.devices)} device files for count {gpu.count}; list exactly "
+                f"one /dev/nvidiaN per GPU (e.g. /dev/nvidia[0-{gpu.count - 1}])"
+            )
         bad = [d for d in gpu.devices if not DEVICE_RE.match(d)]
         if bad:
             errors.append(f"{where}.devices: {', '.join(bad)} are not GPU device files (/dev/nvidiaN)")
         if gpu.mig:
-            errors.append(f"{where}.mig: MIG instances need autodetect: nvml (device files alone cannot "
-                          "describe them)")
+            errors.append(f"{where}.mig: MIG instances need autodetect: nvml (device files alone cannot describe them)")
     elif not autodetect_allowed(cluster.release, gpu.autodetect):
         need = {"nvidia": "24.11", "full": "26.05"}[gpu.autodetect]
-        errors.append(f"{where}.autodetect: '{gpu.autodetect}' needs Slurm >= {need}, but cluster_slurm_release "
-                      f"is {cluster.release}; use nvml or upgrade")
+        errors.append(
+            f"{where}.autodetect: '{gpu.autodetect}' needs Slurm >= {need}, but cluster_slurm_release "
+            f"is {cluster.release}; use nvml or upgrade"
+        )
     elif gpu.mig and gpu.autodetect == "nvidia":
         errors.append(f"{where}.mig: AutoDetect=nvidia does not see MIG instances; use autodetect: nvml")
     return errors
@@ -195,13 +244,17 @@ def check_node_type_overlap(cluster: Cluster) -> list[str]:
     for host, names in owners.items():
         if len(names) > 1:
             clashes.setdefault(tuple(names), []).append(host)
-    for names, hosts in clashes.items():
-        errors.append(f"cluster_node_types: hosts {_hosts(hosts)} belong to node types {', '.join(names)}; a node "
-                      "has one hardware description, so keep each host in one node-type group")
+    for type_names, hosts in clashes.items():
+        errors.append(
+            f"cluster_node_types: hosts {_hosts(hosts)} belong to node types {', '.join(type_names)}; a node "
+            "has one hardware description, so keep each host in one node-type group"
+        )
     untyped = sorted(set(cluster.compute) - set(owners))
     if untyped:
-        errors.append(f"inventory: compute hosts {_hosts(untyped)} are in no node type; add them to a group "
-                      "named by cluster_node_types.<type>.group")
+        errors.append(
+            f"inventory: compute hosts {_hosts(untyped)} are in no node type; add them to a group "
+            "named by cluster_node_types.<type>.group"
+        )
     return errors
 
 
@@ -210,12 +263,16 @@ def check_partitions(cluster: Cluster) -> list[str]:
     if not cluster.partitions:
         return ["cluster_partitions: empty; declare at least one partition"]
     names = Counter(p.name for p in cluster.partitions)
-    errors += [f"cluster_partitions: partition '{name}' is declared {n} times; names must be unique"
-               for name, n in names.items() if n > 1 and name]
+    errors += [
+        f"cluster_partitions: partition '{name}' is declared {n} times; names must be unique"
+        for name, n in names.items()
+        if n > 1 and name
+    ]
     defaults = [p.name for p in cluster.partitions if p.default]
     if len(defaults) > 1:
-        errors.append(f"cluster_partitions: {', '.join(defaults)} are all default: true; only one partition "
-                      "can be the default")
+        errors.append(
+            f"cluster_partitions: {', '.join(defaults)} are all default: true; only one partition can be the default"
+        )
     qos_names = {q.name for q in cluster.qos}
     topologies = topology_names(cluster)
     compute = set(cluster.compute)
@@ -225,35 +282,46 @@ def check_partitions(cluster: Cluster) -> list[str]:
             errors += _check_name("partition", where, partition.name)
         for label, value in (("max_time", partition.max_time), ("default_time", partition.default_time)):
             if value and not TIME_RE.match(value):
-                errors.append(f"{where}.{label}: '{value}' is not a Slurm time; use minutes, HH:MM:SS, "
-                              "D-HH[:MM[:SS]] or UNLIMITED")
+                errors.append(
+                    f"{where}.{label}: '{value}' is not a Slurm time; use minutes, HH:MM:SS, "
+                    "D-HH[:MM[:SS]] or UNLIMITED"
+                )
         if partition.preempt_mode:
             modes = {m.strip().upper() for m in partition.preempt_mode.split(",")}
             if not modes <= PREEMPT_MODES:
-                errors.append(f"{where}.preempt_mode: '{partition.preempt_mode}' is not one of "
-                              f"{', '.join(sorted(PREEMPT_MODES))}")
+                errors.append(
+                    f"{where}.preempt_mode: '{partition.preempt_mode}' is not one of {', '.join(sorted(PREEMPT_MODES))}"
+                )
         if partition.oversubscribe and not OVERSUBSCRIBE_RE.match(partition.oversubscribe.upper()):
-            errors.append(f"{where}.oversubscribe: '{partition.oversubscribe}' must be NO, EXCLUSIVE, YES[:N] "
-                          "or FORCE[:N]")
+            errors.append(
+                f"{where}.oversubscribe: '{partition.oversubscribe}' must be NO, EXCLUSIVE, YES[:N] or FORCE[:N]"
+            )
         for qos in (partition.qos, *partition.allow_qos):
             if qos and qos not in qos_names and qos.upper() != "ALL":
                 errors.append(f"{where}: QOS '{qos}' is not declared in cluster_qos")
         not_compute = [h for h in partition.hosts if h not in compute]
         if not_compute:
-            errors.append(f"{where}.groups: hosts {_hosts(not_compute)} are not compute nodes; partitions hold "
-                          "compute nodes only")
+            errors.append(
+                f"{where}.groups: hosts {_hosts(not_compute)} are not compute nodes; partitions hold compute nodes only"
+            )
         if partition.topology:
             if not cluster.release.topology_yaml:
-                errors.append(f"{where}.topology: per-partition topologies need Slurm >= 25.05 "
-                              f"(cluster_slurm_release is {cluster.release})")
+                errors.append(
+                    f"{where}.topology: per-partition topologies need Slurm >= 25.05 "
+                    f"(cluster_slurm_release is {cluster.release})"
+                )
             elif partition.topology not in topologies:
-                errors.append(f"{where}.topology: '{partition.topology}' is not a topology of this fabric "
-                              f"({', '.join(topologies) or 'none defined'})")
+                errors.append(
+                    f"{where}.topology: '{partition.topology}' is not a topology of this fabric "
+                    f"({', '.join(topologies) or 'none defined'})"
+                )
     in_partition = {host for partition in cluster.partitions for host in partition.hosts}
     orphans = sorted(compute - in_partition)
     if orphans:
-        errors.append(f"cluster_partitions: compute hosts {_hosts(orphans)} are in no partition and could never "
-                      "run a job; add their node type to a partition")
+        errors.append(
+            f"cluster_partitions: compute hosts {_hosts(orphans)} are in no partition and could never "
+            "run a job; add their node type to a partition"
+        )
     return errors
 
 
@@ -278,44 +346,70 @@ def check_scheduling(cluster: Cluster) -> list[str]:
     errors: list[str] = []
     modes = {m.upper() for m in scheduling.preempt_mode}
     if not modes <= PREEMPT_MODES:
-        errors.append(f"cluster_scheduling.preempt.mode: {', '.join(sorted(modes - PREEMPT_MODES))} not one of "
-                      f"{', '.join(sorted(PREEMPT_MODES))}")
+        errors.append(
+            f"cluster_scheduling.preempt.mode: {', '.join(sorted(modes - PREEMPT_MODES))} not one of "
+            f"{', '.join(sorted(PREEMPT_MODES))}"
+        )
     exclusive = modes & {"OFF", "CANCEL", "REQUEUE", "SUSPEND"}
     if len(exclusive) > 1:
-        errors.append(f"cluster_scheduling.preempt.mode: {', '.join(sorted(exclusive))} exclude each other; "
-                      "pick one (GANG and WITHIN may be added)")
+        errors.append(
+            f"cluster_scheduling.preempt.mode: {', '.join(sorted(exclusive))} exclude each other; "
+            "pick one (GANG and WITHIN may be added)"
+        )
     if "SUSPEND" in modes and "GANG" not in modes:
-        errors.append("cluster_scheduling.preempt.mode: SUSPEND needs GANG as well (Slurm resumes suspended "
-                      "jobs through the gang scheduler); use [SUSPEND, GANG]")
+        errors.append(
+            "cluster_scheduling.preempt.mode: SUSPEND needs GANG as well (Slurm resumes suspended "
+            "jobs through the gang scheduler); use [SUSPEND, GANG]"
+        )
     if scheduling.preempt_type == "none" and modes - {"OFF"}:
-        errors.append("cluster_scheduling.preempt.mode: a preemption mode is set but preempt.type is none; set "
-                      "type to partition_prio or qos")
+        errors.append(
+            "cluster_scheduling.preempt.mode: a preemption mode is set but preempt.type is none; set "
+            "type to partition_prio or qos"
+        )
     if scheduling.preempt_type != "none" and modes == {"OFF"}:
-        errors.append(f"cluster_scheduling.preempt.type: {scheduling.preempt_type} with mode OFF never preempts; "
-                      "set mode to REQUEUE, CANCEL or [SUSPEND, GANG]")
+        errors.append(
+            f"cluster_scheduling.preempt.type: {scheduling.preempt_type} with mode OFF never preempts; "
+            "set mode to REQUEUE, CANCEL or [SUSPEND, GANG]"
+        )
     if scheduling.preempt_type == "qos" and not any(q.preempt for q in cluster.qos):
-        errors.append("cluster_scheduling.preempt.type: qos, but no QOS in cluster_qos lists others under "
-                      "preempt; nothing could ever be preempted")
-    if scheduling.preempt_type == "partition_prio" and len(
-            {p.priority_tier for p in cluster.partitions}) < 2:
-        errors.append("cluster_scheduling.preempt.type: partition_prio, but every partition has the same "
-                      "priority_tier; give the preempting partition a higher tier")
-    for label, value in (("decay_half_life", scheduling.decay_half_life), ("max_age", scheduling.max_age),
-                         ("exempt_time", scheduling.preempt_exempt_time)):
+        errors.append(
+            "cluster_scheduling.preempt.type: qos, but no QOS in cluster_qos lists others under "
+            "preempt; nothing could ever be preempted"
+        )
+    if scheduling.preempt_type == "partition_prio" and len({p.priority_tier for p in cluster.partitions}) < 2:
+        errors.append(
+            "cluster_scheduling.preempt.type: partition_prio, but every partition has the same "
+            "priority_tier; give the preempting partition a higher tier"
+        )
+    for label, value in (
+        ("decay_half_life", scheduling.decay_half_life),
+        ("max_age", scheduling.max_age),
+        ("exempt_time", scheduling.preempt_exempt_time),
+    ):
         if value and not TIME_RE.match(value):
             errors.append(f"cluster_scheduling: {label} '{value}' is not a Slurm time")
     unknown = [k for k, _ in scheduling.priority_weights if k not in PRIORITY_WEIGHTS]
     if unknown:
-        errors.append(f"cluster_scheduling.priority.weights: unknown weight {', '.join(unknown)}; use "
-                      f"{', '.join(sorted(PRIORITY_WEIGHTS))} (TRES weights go in tres_weights)")
+        errors.append(
+            f"cluster_scheduling.priority.weights: unknown weight {', '.join(unknown)}; use "
+            f"{', '.join(sorted(PRIORITY_WEIGHTS))} (TRES weights go in tres_weights)"
+        )
     bad_enforce = [e for e in cluster.accounting_enforce if e not in ENFORCE_CHOICES]
     if bad_enforce:
-        errors.append(f"cluster_accounting.enforce: {', '.join(bad_enforce)} not one of "
-                      f"{', '.join(sorted(ENFORCE_CHOICES))}")
-    if cluster.qos and cluster.accounting_enforce and "qos" not in cluster.accounting_enforce \
-            and "all" not in cluster.accounting_enforce and "safe" not in cluster.accounting_enforce:
-        errors.append("cluster_accounting.enforce: QOS are declared but 'qos' is not enforced, so their limits "
-                      "would be ignored; add qos (or safe)")
+        errors.append(
+            f"cluster_accounting.enforce: {', '.join(bad_enforce)} not one of {', '.join(sorted(ENFORCE_CHOICES))}"
+        )
+    if (
+        cluster.qos
+        and cluster.accounting_enforce
+        and "qos" not in cluster.accounting_enforce
+        and "all" not in cluster.accounting_enforce
+        and "safe" not in cluster.accounting_enforce
+    ):
+        errors.append(
+            "cluster_accounting.enforce: QOS are declared but 'qos' is not enforced, so their limits "
+            "would be ignored; add qos (or safe)"
+        )
     return errors
 
 
@@ -326,8 +420,10 @@ def check_job_scripts(cluster: Cluster) -> list[str]:
         names = [path.rsplit("/", 1)[-1] for path in getattr(scripts, kind)]
         for name, count in Counter(names).items():
             if count > 1:
-                errors.append(f"cluster_job_scripts.{kind}: two scripts named '{name}'; they would overwrite each "
-                              "other in the same directory")
+                errors.append(
+                    f"cluster_job_scripts.{kind}: two scripts named '{name}'; they would overwrite each "
+                    "other in the same directory"
+                )
     for kind in ("task_prolog", "task_epilog"):
         value = getattr(scripts, kind)
         if value and not value.startswith("/"):
@@ -342,8 +438,10 @@ def check_slurm_config(cluster: Cluster) -> list[str]:
         if owner:
             errors.append(f"cluster_slurm_config.{key}: written by the model; set {owner} instead")
         if key.lower() == "include" and cluster.configless and "/" in str(value):
-            errors.append(f"cluster_slurm_config.Include: '{value}' has a path; configless slurmd only receives "
-                          "include files named without a directory next to slurm.conf")
+            errors.append(
+                f"cluster_slurm_config.Include: '{value}' has a path; configless slurmd only receives "
+                "include files named without a directory next to slurm.conf"
+            )
     return errors
 
 
@@ -352,14 +450,18 @@ def check_fabric(cluster: Cluster) -> list[str]:
     errors: list[str] = []
     compute = set(cluster.compute)
     if fabric.topology == "tree" and not fabric.switches:
-        errors.append("cluster_fabric.topology: tree, but no switches; describe them with switches, fat_tree "
-                      "or dragonfly")
+        errors.append(
+            "cluster_fabric.topology: tree, but no switches; describe them with switches, fat_tree or dragonfly"
+        )
     if fabric.topology == "block" and not fabric.blocks:
-        errors.append("cluster_fabric.topology: block, but no blocks; describe them with blocks.blocks or "
-                      "blocks.nodes_per_block")
+        errors.append(
+            "cluster_fabric.topology: block, but no blocks; describe them with blocks.blocks or blocks.nodes_per_block"
+        )
     if fabric.blocks and not cluster.release.topology_block:
-        errors.append(f"cluster_fabric.blocks: topology/block needs Slurm >= 23.11, but cluster_slurm_release is "
-                      f"{cluster.release}; remove the blocks or upgrade")
+        errors.append(
+            f"cluster_fabric.blocks: topology/block needs Slurm >= 23.11, but cluster_slurm_release is "
+            f"{cluster.release}; remove the blocks or upgrade"
+        )
     if fabric.switches:
         errors += _check_tree(cluster, compute)
     if fabric.blocks:
@@ -393,17 +495,23 @@ def _check_tree(cluster: Cluster, compute: set[str]) -> list[str]:
             leaf_of.setdefault(host, []).append(switch.name)
     twice = sorted(h for h, owners in leaf_of.items() if len(owners) > 1)
     if twice:
-        errors.append(f"cluster_fabric.switches: hosts {_hosts(twice)} hang off more than one leaf switch; give "
-                      "each node one leaf")
+        errors.append(
+            f"cluster_fabric.switches: hosts {_hosts(twice)} hang off more than one leaf switch; give "
+            "each node one leaf"
+        )
     orphans = sorted(compute - set(leaf_of))
     if orphans:
-        errors.append(f"cluster_fabric: compute hosts {_hosts(orphans)} hang off no switch; Slurm's tree plugin "
-                      "needs every node under a leaf switch")
+        errors.append(
+            f"cluster_fabric: compute hosts {_hosts(orphans)} hang off no switch; Slurm's tree plugin "
+            "needs every node under a leaf switch"
+        )
     roots = sorted(name for name in by_name if name not in parents)
     if len(roots) > 1 and not fabric.allow_disconnected:
-        errors.append(f"cluster_fabric.switches: {len(roots)} top-level switches ({', '.join(roots[:10])}) with no "
-                      "common parent; jobs could not span them. Add a switch over them, or set "
-                      "cluster_fabric.allow_disconnected: true for separate islands")
+        errors.append(
+            f"cluster_fabric.switches: {len(roots)} top-level switches ({', '.join(roots[:10])}) with no "
+            "common parent; jobs could not span them. Add a switch over them, or set "
+            "cluster_fabric.allow_disconnected: true for separate islands"
+        )
     return errors
 
 
@@ -417,10 +525,10 @@ def _check_cycles(by_name: dict[str, Switch]) -> list[str]:
             if child not in by_name:
                 continue
             if state.get(child) == 1:
-                loop = path[path.index(child):] + [child] if child in path else [name, child]
+                loop = [*path[path.index(child) :], child] if child in path else [name, child]
                 cycles.append(" -> ".join(loop))
             elif child not in state:
-                visit(child, path + [child])
+                visit(child, [*path, child])
         state[name] = 2
 
     for name in by_name:
@@ -433,18 +541,22 @@ def _check_blocks(cluster: Cluster) -> list[str]:
     fabric = cluster.fabric
     errors: list[str] = []
     sizes = fabric.block_sizes
-    for smaller, larger in zip(sizes, sizes[1:]):
+    for smaller, larger in itertools.pairwise(sizes):
         ratio, remainder = divmod(larger, smaller)
         if remainder or ratio < 2 or ratio & (ratio - 1):
-            errors.append(f"cluster_fabric.blocks.block_sizes: {larger} is not a power-of-two multiple of {smaller}; "
-                          "each size must double (x2, x4, ...) the one before")
+            errors.append(
+                f"cluster_fabric.blocks.block_sizes: {larger} is not a power-of-two multiple of {smaller}; "
+                "each size must double (x2, x4, ...) the one before"
+            )
     base = sizes[0] if sizes else 0
     members: dict[str, list[str]] = {}
     wanted = {h for nt in cluster.node_types if nt.name in fabric.block_node_types for h in nt.hosts}
     for block in fabric.blocks:
         if base and len(block.nodes) < base:
-            errors.append(f"cluster_fabric.blocks.{block.name}: {len(block.nodes)} nodes, fewer than the base block "
-                          f"size {base}; Slurm cannot plan a smaller block. Fill it or lower block_sizes[0]")
+            errors.append(
+                f"cluster_fabric.blocks.{block.name}: {len(block.nodes)} nodes, fewer than the base block "
+                f"size {base}; Slurm cannot plan a smaller block. Fill it or lower block_sizes[0]"
+            )
         unknown = [h for h in block.nodes if h not in set(cluster.compute)]
         if unknown:
             errors.append(f"cluster_fabric.blocks.{block.name}: {_hosts(unknown)} are not compute hosts")
@@ -455,19 +567,31 @@ def _check_blocks(cluster: Cluster) -> list[str]:
         errors.append(f"cluster_fabric.blocks: hosts {_hosts(twice)} are in more than one block")
     orphans = sorted(wanted - set(members))
     if orphans:
-        errors.append(f"cluster_fabric.blocks: hosts {_hosts(orphans)} of node types "
-                      f"{', '.join(fabric.block_node_types)} are in no block; add them or narrow blocks.node_types")
+        errors.append(
+            f"cluster_fabric.blocks: hosts {_hosts(orphans)} of node types "
+            f"{', '.join(fabric.block_node_types)} are in no block; add them or narrow blocks.node_types"
+        )
     unknown_types = [t for t in fabric.block_node_types if cluster.node_type(t) is None]
     if unknown_types:
-        errors.append(f"cluster_fabric.blocks.node_types: {', '.join(unknown_types)} not declared in "
-                      "cluster_node_types")
+        errors.append(
+            f"cluster_fabric.blocks.node_types: {', '.join(unknown_types)} not declared in cluster_node_types"
+        )
     return errors
 
 
 RULES: tuple[Rule, ...] = (
-    check_cluster_name, check_role_groups, check_host_names, check_controllers, check_node_types,
-    check_node_type_overlap, check_partitions, check_qos, check_scheduling, check_job_scripts,
-    check_slurm_config, check_fabric,
+    check_cluster_name,
+    check_role_groups,
+    check_host_names,
+    check_controllers,
+    check_node_types,
+    check_node_type_overlap,
+    check_partitions,
+    check_qos,
+    check_scheduling,
+    check_job_scripts,
+    check_slurm_config,
+    check_fabric,
 )
 
 

@@ -77,25 +77,43 @@ def _records(text: str, key: str) -> dict[str, dict[str, str]]:
 
 
 def _topology(text: str) -> list[dict[str, str]]:
-    return [dict(_PAIR.findall(line)) for line in text.splitlines()
-            if line.startswith(("SwitchName=", "BlockName=", "Block", "Switch"))]
+    return [
+        dict(_PAIR.findall(line))
+        for line in text.splitlines()
+        if line.startswith(("SwitchName=", "BlockName=", "Block", "Switch"))
+    ]
 
 
-def load_configs(suite: str, config_dir: Path, hosts: list[str], controller: str,
-                 topologies: tuple[str, ...] = ()) -> Readback:
+def load_configs(
+    suite: str, config_dir: Path, hosts: list[str], controller: str, topologies: tuple[str, ...] = ()
+) -> Readback:
     """Start slurmctld of ``suite`` on the configs in ``config_dir`` and read back its view."""
     work = Path(tempfile.mkdtemp(prefix="gpucluster-slurmctld-"))
     try:
-        lines = [f"127.{(i >> 16) & 255}.{(i >> 8) & 255}.{i & 255} {host}"
-                 for i, host in enumerate(hosts, start=2)]
+        lines = [f"127.{(i >> 16) & 255}.{(i >> 8) & 255}.{i & 255} {host}" for i, host in enumerate(hosts, start=2)]
         (work / "hosts").write_text("\n".join(lines) + "\n")
         (work / "topologies").write_text("\n".join(topologies) + "\n")
         (work / "run.sh").write_text(RUN_SCRIPT)
         result = subprocess.run(
-            ["docker", "run", "--rm", "--hostname", controller, "--entrypoint", "bash",
-             "-v", f"{config_dir}:/input:ro", "-v", f"{work}:/work",
-             IMAGE.format(suite=suite), "/work/run.sh"],
-            capture_output=True, text=True, timeout=600, check=False,
+            [
+                "docker",
+                "run",
+                "--rm",
+                "--hostname",
+                controller,
+                "--entrypoint",
+                "bash",
+                "-v",
+                f"{config_dir}:/input:ro",
+                "-v",
+                f"{work}:/work",
+                IMAGE.format(suite=suite),
+                "/work/run.sh",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
         )
         if result.returncode != 0:
             raise AssertionError(f"slurmctld ({suite}) failed on {config_dir}:\n{result.stdout}\n{result.stderr}")
@@ -118,8 +136,23 @@ def expand_hostlist(suite: str, expressions: list[str]) -> list[list[str]]:
         Path(work, "slurm.conf").write_text("ClusterName=hostnames\nSlurmctldHost=localhost\n")
         script = "; ".join(f"scontrol show hostnames '{e}' | tr '\\n' ' '; echo" for e in expressions)
         result = subprocess.run(
-            ["docker", "run", "--rm", "-e", "SLURM_CONF=/work/slurm.conf", "-v", f"{work}:/work",
-             "--entrypoint", "bash", IMAGE.format(suite=suite), "-c", script],
-            capture_output=True, text=True, timeout=120, check=True,
+            [
+                "docker",
+                "run",
+                "--rm",
+                "-e",
+                "SLURM_CONF=/work/slurm.conf",
+                "-v",
+                f"{work}:/work",
+                "--entrypoint",
+                "bash",
+                IMAGE.format(suite=suite),
+                "-c",
+                script,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
         )
     return [line.split() for line in result.stdout.splitlines()]

@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 import pytest
-
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import Cluster, build_cluster
+
 from bench.gen_inventory import write_inventory
 from tests.helpers.inventory import load_inventory
 from tests.helpers.slurmctld import SUITE_RELEASE, Readback, load_configs
@@ -81,8 +81,9 @@ def _assert_blocks(cluster: Cluster, reported: list[dict[str, str]]) -> None:
 
 
 @pytest.mark.parametrize(("name", "suite", "nodes", "gpus"), MATRIX, ids=[f"{m[0]}-{m[1]}" for m in MATRIX])
-def test_slurmctld_reports_the_designed_cluster(docker_lab: None, tmp_root: Path, tmp_path: Path,
-                                               name: str, suite: str, nodes: int, gpus: int) -> None:
+def test_slurmctld_reports_the_designed_cluster(
+    docker_lab: None, tmp_root: Path, tmp_path: Path, name: str, suite: str, nodes: int, gpus: int
+) -> None:
     cluster, readback = _load(name, suite, tmp_root, tmp_path / "etc-slurm")
 
     # Release: the daemon that loaded the files is the one the inventory targets.

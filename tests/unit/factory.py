@@ -7,35 +7,53 @@ from typing import Any
 
 
 def valid_spec() -> dict[str, Any]:
-    return copy.deepcopy({
-        "name": "lab",
-        "slurm_release": "24.11",
-        "node_types": {
-            "h100": {
-                "group": "compute_h100", "sockets": 2, "cores_per_socket": 8, "threads_per_core": 2,
-                "real_memory_mb": 64000, "features": ["ib"], "weight": 10,
-                "gpu": {"type": "h100", "count": 4},
+    return copy.deepcopy(
+        {
+            "name": "lab",
+            "slurm_release": "24.11",
+            "node_types": {
+                "h100": {
+                    "group": "compute_h100",
+                    "sockets": 2,
+                    "cores_per_socket": 8,
+                    "threads_per_core": 2,
+                    "real_memory_mb": 64000,
+                    "features": ["ib"],
+                    "weight": 10,
+                    "gpu": {"type": "h100", "count": 4},
+                },
+                "cpu": {"group": "compute_cpu", "sockets": 1, "cores_per_socket": 4, "real_memory_mb": 8000},
             },
-            "cpu": {"group": "compute_cpu", "sockets": 1, "cores_per_socket": 4, "real_memory_mb": 8000},
-        },
-        "partitions": [
-            {"name": "gpu", "node_types": ["h100"], "default": True, "max_time": "1-00:00:00", "qos": "normal",
-             "priority_tier": 10},
-            {"name": "cpu", "node_types": ["cpu"], "priority_tier": 1, "preempt_mode": "REQUEUE"},
-        ],
-        "qos": {"normal": {}, "high": {"priority": 100, "preempt": ["normal"]}},
-        "scheduling": {"preempt": {"type": "partition_prio", "mode": ["REQUEUE"]}},
-        "accounting": {"enforce": ["associations", "limits", "qos"]},
-        "fabric": {"topology": "tree", "fat_tree": {"tiers": 2, "nodes_per_leaf": 2}},
-    })
+            "partitions": [
+                {
+                    "name": "gpu",
+                    "node_types": ["h100"],
+                    "default": True,
+                    "max_time": "1-00:00:00",
+                    "qos": "normal",
+                    "priority_tier": 10,
+                },
+                {"name": "cpu", "node_types": ["cpu"], "priority_tier": 1, "preempt_mode": "REQUEUE"},
+            ],
+            "qos": {"normal": {}, "high": {"priority": 100, "preempt": ["normal"]}},
+            "scheduling": {"preempt": {"type": "partition_prio", "mode": ["REQUEUE"]}},
+            "accounting": {"enforce": ["associations", "limits", "qos"]},
+            "fabric": {"topology": "tree", "fat_tree": {"tiers": 2, "nodes_per_leaf": 2}},
+        }
+    )
 
 
 def valid_groups() -> dict[str, list[str]]:
     gpu = [f"gpu{i:02d}" for i in range(1, 5)]
     cpu = ["cpu01", "cpu02"]
     hosts = {
-        "controllers": ["ctl01"], "dbd": ["dbd01"], "login": ["login01"], "storage": ["nfs01"],
-        "compute_h100": gpu, "compute_cpu": cpu, "compute": gpu + cpu,
+        "controllers": ["ctl01"],
+        "dbd": ["dbd01"],
+        "login": ["login01"],
+        "storage": ["nfs01"],
+        "compute_h100": gpu,
+        "compute_cpu": cpu,
+        "compute": gpu + cpu,
     }
     hosts["all"] = sorted({h for members in hosts.values() for h in members})
     hosts["ungrouped"] = []

@@ -49,8 +49,12 @@ def test_settings_are_sorted_with_controllers_first() -> None:
 
 def test_user_settings_override_and_null_deletes() -> None:
     spec = valid_spec()
-    spec["slurm_config"] = {"SlurmdTimeout": 600, "MpiDefault": None, "LaunchParameters": ["use_interactive_step"],
-                            "EnforcePartLimits": True}
+    spec["slurm_config"] = {
+        "SlurmdTimeout": 600,
+        "MpiDefault": None,
+        "LaunchParameters": ["use_interactive_step"],
+        "EnforcePartLimits": True,
+    }
     settings = merged_settings(build_cluster(spec, valid_groups()))
     assert settings["SlurmdTimeout"] == 600
     assert "MpiDefault" not in settings
@@ -136,16 +140,25 @@ def test_release_picks_topology_file() -> None:
 
 def test_block_topology_conf_before_25_05() -> None:
     spec = valid_spec()
-    spec["fabric"] = {"topology": "block", "blocks": {"nodes_per_block": 2, "block_sizes": [2, 4],
-                                                      "node_types": ["h100"]}}
+    spec["fabric"] = {
+        "topology": "block",
+        "blocks": {"nodes_per_block": 2, "block_sizes": [2, 4], "node_types": ["h100"]},
+    }
     conf = render(spec)
-    assert conf["topology_conf"] == ["BlockName=nvl01 Nodes=gpu[01-02]", "BlockName=nvl02 Nodes=gpu[03-04]",
-                                     "BlockSizes=2,4"]
+    assert conf["topology_conf"] == [
+        "BlockName=nvl01 Nodes=gpu[01-02]",
+        "BlockName=nvl02 Nodes=gpu[03-04]",
+        "BlockSizes=2,4",
+    ]
     assert "TopologyPlugin=topology/block" in conf["slurm_conf"]["settings"]
 
 
 def test_every_compute_host_is_in_the_stanzas() -> None:
     conf = render()
-    stanza_hosts = [h for line in conf["slurm_conf"]["nodes"] if line.startswith("NodeName=")
-                    for h in expand(line.split()[0].split("=", 1)[1])]
+    stanza_hosts = [
+        h
+        for line in conf["slurm_conf"]["nodes"]
+        if line.startswith("NodeName=")
+        for h in expand(line.split()[0].split("=", 1)[1])
+    ]
     assert sorted(stanza_hosts) == sorted(valid_groups()["compute"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import (
     HostlistError,
     expand,
@@ -13,15 +12,18 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import
 )
 
 
-@pytest.mark.parametrize(("names", "folded"), [
-    ([], ""),
-    (["gpu01"], "gpu01"),
-    (["gpu01", "gpu02", "gpu03"], "gpu[01-03]"),
-    (["gpu001", "gpu002", "gpu010"], "gpu[001-002,010]"),
-    (["a-gpu1", "a-gpu2", "b-gpu1"], "a-gpu[1-2],b-gpu1"),
-    (["r1-n01", "r1-n02", "r2-n01", "r2-n02"], "r[1-2]-n[01-02]"),
-    (["login", "gpu1"], "gpu1,login"),
-])
+@pytest.mark.parametrize(
+    ("names", "folded"),
+    [
+        ([], ""),
+        (["gpu01"], "gpu01"),
+        (["gpu01", "gpu02", "gpu03"], "gpu[01-03]"),
+        (["gpu001", "gpu002", "gpu010"], "gpu[001-002,010]"),
+        (["a-gpu1", "a-gpu2", "b-gpu1"], "a-gpu[1-2],b-gpu1"),
+        (["r1-n01", "r1-n02", "r2-n01", "r2-n02"], "r[1-2]-n[01-02]"),
+        (["login", "gpu1"], "gpu1,login"),
+    ],
+)
 def test_fold(names: list[str], folded: str) -> None:
     assert fold(names) == folded
 

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError, build_cluster
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import inventory_errors
 
@@ -14,7 +13,7 @@ from .factory import valid_groups, valid_spec
 
 Spec = dict[str, Any]
 Groups = dict[str, list[str]]
-Mutation = Callable[[Spec, Groups], None]
+Mutation = Callable[[Spec, Groups], object]
 
 
 def nt(spec: Spec, name: str = "h100") -> dict[str, Any]:
@@ -27,16 +26,18 @@ def part(spec: Spec, index: int = 0) -> dict[str, Any]:
 
 def _set(path: str, value: Any) -> Mutation:
     """A mutation that sets spec[a][b]... = value (integers index lists)."""
+
     def apply(spec: Spec, _groups: Groups) -> None:
         keys: list[Any] = [int(k) if k.isdigit() else k for k in path.split(".")]
         target: Any = spec
         for key in keys[:-1]:
             target = target[key]
         target[keys[-1]] = value
+
     return apply
 
 
-def _groups(change: Callable[[Groups], None]) -> Mutation:
+def _groups(change: Callable[[Groups], object]) -> Mutation:
     return lambda _spec, groups: change(groups)
 
 
@@ -46,6 +47,7 @@ def _add_host(group: str, host: str) -> Mutation:
         if group.startswith("compute_"):
             groups["compute"].append(host)
         groups["all"].append(host)
+
     return apply
 
 
@@ -56,6 +58,7 @@ def _del(path: str) -> Mutation:
         for key in keys[:-1]:
             target = target[key]
         del target[keys[-1]]
+
     return apply
 
 
@@ -69,50 +72,82 @@ CASES: list[tuple[str, Mutation, str]] = [
     ("no controllers", _groups(lambda g: g.update(controllers=[])), "group 'controllers' is empty"),
     ("three dbd hosts", _groups(lambda g: g.update(dbd=["d1", "d2", "d3"])), "group 'dbd' has 3 hosts"),
     ("unknown gpu type", _set("node_types.h100.gpu.type", "h1000"), "unknown GPU type 'h1000'"),
-    ("gpu type not in nvml name", _set("node_types.h100.gpu.nvml_name", "NVIDIA A100-SXM4-80GB"),
-     "'h100' is not a substring of the NVML name"),
-    ("gpu count vs devices", _set("node_types.h100.gpu.devices", "/dev/nvidia[0-2]"),
-     "3 device files for count 4"),
-    ("device not a gpu", _set("node_types.h100.gpu.devices", "/dev/sda[0-3]"),
-     "are not GPU device files"),
+    (
+        "gpu type not in nvml name",
+        _set("node_types.h100.gpu.nvml_name", "NVIDIA A100-SXM4-80GB"),
+        "'h100' is not a substring of the NVML name",
+    ),
+    ("gpu count vs devices", _set("node_types.h100.gpu.devices", "/dev/nvidia[0-2]"), "3 device files for count 4"),
+    ("device not a gpu", _set("node_types.h100.gpu.devices", "/dev/sda[0-3]"), "are not GPU device files"),
     ("gpu count missing", _del("node_types.h100.gpu.count"), "h100.gpu: missing required key 'count'"),
     ("gpu count as bool", _set("node_types.h100.gpu.count", True), "h100.gpu.count: expected an integer"),
-    ("autodetect nvidia on 22.05", lambda s, g: (s.update(slurm_release="22.05"), s.pop("fabric"),
-                                                  nt(s)["gpu"].update(autodetect="nvidia")),
-     "'nvidia' needs Slurm >= 24.11"),
+    (
+        "autodetect nvidia on 22.05",
+        lambda s, g: (s.update(slurm_release="22.05"), s.pop("fabric"), nt(s)["gpu"].update(autodetect="nvidia")),
+        "'nvidia' needs Slurm >= 24.11",
+    ),
     ("autodetect full on 24.11", _set("node_types.h100.gpu.autodetect", "full"), "'full' needs Slurm >= 26.05"),
     ("autodetect unknown", _set("node_types.h100.gpu.autodetect", "auto"), "'auto' is not one of off, nvml"),
-    ("mig with autodetect nvidia", lambda s, g: nt(s)["gpu"].update(autodetect="nvidia", mig=True),
-     "AutoDetect=nvidia does not see MIG"),
+    (
+        "mig with autodetect nvidia",
+        lambda s, g: nt(s)["gpu"].update(autodetect="nvidia", mig=True),
+        "AutoDetect=nvidia does not see MIG",
+    ),
     ("mig without autodetect", _set("node_types.h100.gpu.mig", True), "MIG instances need autodetect: nvml"),
     ("node in two node types", _add_host("compute_cpu", "gpu01"), "hosts gpu01 belong to node types h100, cpu"),
-    ("compute host in no node type", _groups(lambda g: g["compute"].append("stray01")),
-     "compute hosts stray01 are in no node type"),
-    ("node type group missing", _set("node_types.cpu.group", "compute_arm"),
-     "inventory group 'compute_arm' does not exist"),
-    ("node type group empty", _groups(lambda g: g.update(compute_cpu=[], compute=g["compute_h100"])),
-     "group 'compute_cpu' has no hosts"),
-    ("node type outside compute", _groups(lambda g: g.update(compute=g["compute_h100"])),
-     "make 'compute_cpu' a child of 'compute'"),
+    (
+        "compute host in no node type",
+        _groups(lambda g: g["compute"].append("stray01")),
+        "compute hosts stray01 are in no node type",
+    ),
+    (
+        "node type group missing",
+        _set("node_types.cpu.group", "compute_arm"),
+        "inventory group 'compute_arm' does not exist",
+    ),
+    (
+        "node type group empty",
+        _groups(lambda g: g.update(compute_cpu=[], compute=g["compute_h100"])),
+        "group 'compute_cpu' has no hosts",
+    ),
+    (
+        "node type outside compute",
+        _groups(lambda g: g.update(compute=g["compute_h100"])),
+        "make 'compute_cpu' a child of 'compute'",
+    ),
     ("cpus inconsistent", _set("node_types.h100.cpus", 30), "cpus: 30 matches neither"),
     ("memory below floor", _set("node_types.cpu.real_memory_mb", 512), "512 MiB is below the floor of 1024"),
     ("mem spec limit too large", _set("node_types.cpu.mem_spec_limit_mb", 9000), "leaves no memory for jobs"),
     ("sockets missing", _del("node_types.cpu.sockets"), "cluster_node_types.cpu: missing required key 'sockets'"),
     ("unknown node type key", _set("node_types.cpu.memory", 8000), "cluster_node_types.cpu: unknown key 'memory'"),
     ("feature with operator", _set("node_types.h100.features", ["ib|roce"]), "'ib|roce' may hold letters"),
-    ("reserved node type name", lambda s, g: s["node_types"].update(default=s["node_types"].pop("cpu"))
-     or s["partitions"][1].update(node_types=["default"]), "'default' is a Slurm reserved word"),
-    ("partition names missing node type", _set("partitions.0.node_types", ["a100"]),
-     "node type 'a100' is not declared in cluster_node_types"),
+    (
+        "reserved node type name",
+        lambda s, g: (
+            s["node_types"].update(default=s["node_types"].pop("cpu"))
+            or s["partitions"][1].update(node_types=["default"])
+        ),
+        "'default' is a Slurm reserved word",
+    ),
+    (
+        "partition names missing node type",
+        _set("partitions.0.node_types", ["a100"]),
+        "node type 'a100' is not declared in cluster_node_types",
+    ),
     ("partition names missing group", _set("partitions.0.groups", ["rack9"]), "inventory group 'rack9' does not exist"),
     ("partition names no nodes", _set("partitions.1.node_types", []), "cluster_partitions[cpu]: names no nodes"),
     ("partition feature matches nothing", _set("partitions.0.features", ["nvl72"]), "no node type has feature 'nvl72'"),
-    ("node in no partition", lambda s, g: s["partitions"].pop(1),
-     "compute hosts cpu[01-02] are in no partition"),
-    ("partition with login host", lambda s, g: s["partitions"][0].update(groups=["login"]),
-     "hosts login01 are not compute nodes"),
-    ("duplicate partition", lambda s, g: s["partitions"].append(dict(s["partitions"][1])),
-     "partition 'cpu' is declared 2 times"),
+    ("node in no partition", lambda s, g: s["partitions"].pop(1), "compute hosts cpu[01-02] are in no partition"),
+    (
+        "partition with login host",
+        lambda s, g: s["partitions"][0].update(groups=["login"]),
+        "hosts login01 are not compute nodes",
+    ),
+    (
+        "duplicate partition",
+        lambda s, g: s["partitions"].append(dict(s["partitions"][1])),
+        "partition 'cpu' is declared 2 times",
+    ),
     ("two default partitions", _set("partitions.1.default", True), "gpu, cpu are all default: true"),
     ("reserved partition name", _set("partitions.1.name", "DEFAULT"), "'DEFAULT' is a Slurm reserved word"),
     ("bad max time", _set("partitions.0.max_time", "2 days"), "'2 days' is not a Slurm time"),
@@ -125,64 +160,186 @@ CASES: list[tuple[str, Mutation, str]] = [
     ("qos preempts itself", _set("qos.high.preempt", ["high"]), "a QOS cannot preempt itself"),
     ("suspend without gang", _set("scheduling.preempt.mode", ["SUSPEND"]), "SUSPEND needs GANG as well"),
     ("exclusive preempt modes", _set("scheduling.preempt.mode", ["REQUEUE", "CANCEL"]), "exclude each other"),
-    ("preempt mode without type", _set("scheduling.preempt", {"mode": ["REQUEUE"]}),
-     "a preemption mode is set but preempt.type is none"),
-    ("partition_prio with one tier", _set("partitions.1.priority_tier", 10), "every partition has the same priority_tier"),
-    ("qos preemption without preempt lists", lambda s, g: (s["scheduling"]["preempt"].update(type="qos"),
-                                                           s["qos"]["high"].pop("preempt")),
-     "no QOS in cluster_qos lists others under preempt"),
+    (
+        "preempt mode without type",
+        _set("scheduling.preempt", {"mode": ["REQUEUE"]}),
+        "a preemption mode is set but preempt.type is none",
+    ),
+    (
+        "partition_prio with one tier",
+        _set("partitions.1.priority_tier", 10),
+        "every partition has the same priority_tier",
+    ),
+    (
+        "qos preemption without preempt lists",
+        lambda s, g: (s["scheduling"]["preempt"].update(type="qos"), s["qos"]["high"].pop("preempt")),
+        "no QOS in cluster_qos lists others under preempt",
+    ),
     ("unknown priority weight", _set("scheduling.priority", {"weights": {"gpu": 5}}), "unknown weight gpu"),
     ("bad enforce", _set("accounting.enforce", ["associations", "strict"]), "strict not one of"),
     ("qos not enforced", _set("accounting.enforce", ["associations"]), "'qos' is not enforced"),
-    ("controller also compute", _groups(lambda g: g.update(controllers=["gpu01"])),
-     "hosts gpu01 are in both 'controllers' and 'compute'"),
+    (
+        "controller also compute",
+        _groups(lambda g: g.update(controllers=["gpu01"])),
+        "hosts gpu01 are in both 'controllers' and 'compute'",
+    ),
     ("padding collision", _add_host("compute_h100", "gpu1"), "'gpu01' and 'gpu1' collide after folding"),
     ("case collision", _add_host("compute_h100", "GPU02"), "collide after folding"),
     ("invalid host name", _add_host("compute_h100", "gpu[05]"), "are not valid node names"),
-    ("model-owned slurm.conf key", _set("slurm_config", {"NodeName": "x"}), "written by the model; set cluster_node_types"),
-    ("include with a path", _set("slurm_config", {"Include": "/etc/slurm/extra.conf"}), "configless slurmd only receives"),
+    (
+        "model-owned slurm.conf key",
+        _set("slurm_config", {"NodeName": "x"}),
+        "written by the model; set cluster_node_types",
+    ),
+    (
+        "include with a path",
+        _set("slurm_config", {"Include": "/etc/slurm/extra.conf"}),
+        "configless slurmd only receives",
+    ),
     ("duplicate prolog names", _set("job_scripts", {"prolog": ["a/gpu.sh", "b/gpu.sh"]}), "two scripts named 'gpu.sh'"),
     ("relative task prolog", _set("job_scripts", {"task_prolog": "env.sh"}), "must be an absolute path"),
     ("tree without switches", _set("fabric", {"topology": "tree"}), "tree, but no switches"),
-    ("switch cycle", _set("fabric", {"topology": "tree", "switches": {
-        "s1": {"switches": "s2", "nodes": "gpu[01-04],cpu[01-02]"}, "s2": {"switches": "s1"}}}), "cycle s1 -> s2 -> s1"),
-    ("orphan node", _set("fabric", {"topology": "tree", "switches": {"s1": {"nodes": "gpu[01-04]"}}}),
-     "compute hosts cpu[01-02] hang off no switch"),
-    ("node under two leaves", _set("fabric", {"topology": "tree", "switches": {
-        "s1": {"nodes": "gpu[01-04],cpu[01-02]"}, "s2": {"nodes": "gpu01"}, "top": {"switches": "s[1-2]"}}}),
-     "hosts gpu01 hang off more than one leaf switch"),
-    ("disconnected tree", _set("fabric", {"topology": "tree", "switches": {
-        "s1": {"nodes": "gpu[01-04]"}, "s2": {"nodes": "cpu[01-02]"}}}), "2 top-level switches (s1, s2)"),
-    ("unknown child switch", _set("fabric", {"topology": "tree", "switches": {
-        "top": {"switches": "leaf1", "nodes": "gpu[01-04],cpu[01-02]"}}}), "'leaf1' is not a declared switch"),
-    ("switch named like a host", _set("fabric", {"topology": "tree", "switches": {
-        "gpu01": {"nodes": "gpu[02-04],cpu[01-02]"}}}), "gpu01 are also host names"),
-    ("switch lists unknown node", _set("fabric", {"topology": "tree", "switches": {
-        "s1": {"nodes": "gpu[01-09],cpu[01-02]"}}}), "gpu[05-09] are not compute hosts"),
-    ("two tree generators", _set("fabric", {"topology": "tree", "fat_tree": {"nodes_per_leaf": 2},
-                                            "dragonfly": {"nodes_per_leaf": 2, "leaves_per_group": 2}}),
-     "fat_tree and dragonfly both describe the switch tree"),
+    (
+        "switch cycle",
+        _set(
+            "fabric",
+            {
+                "topology": "tree",
+                "switches": {"s1": {"switches": "s2", "nodes": "gpu[01-04],cpu[01-02]"}, "s2": {"switches": "s1"}},
+            },
+        ),
+        "cycle s1 -> s2 -> s1",
+    ),
+    (
+        "orphan node",
+        _set("fabric", {"topology": "tree", "switches": {"s1": {"nodes": "gpu[01-04]"}}}),
+        "compute hosts cpu[01-02] hang off no switch",
+    ),
+    (
+        "node under two leaves",
+        _set(
+            "fabric",
+            {
+                "topology": "tree",
+                "switches": {
+                    "s1": {"nodes": "gpu[01-04],cpu[01-02]"},
+                    "s2": {"nodes": "gpu01"},
+                    "top": {"switches": "s[1-2]"},
+                },
+            },
+        ),
+        "hosts gpu01 hang off more than one leaf switch",
+    ),
+    (
+        "disconnected tree",
+        _set(
+            "fabric", {"topology": "tree", "switches": {"s1": {"nodes": "gpu[01-04]"}, "s2": {"nodes": "cpu[01-02]"}}}
+        ),
+        "2 top-level switches (s1, s2)",
+    ),
+    (
+        "unknown child switch",
+        _set(
+            "fabric", {"topology": "tree", "switches": {"top": {"switches": "leaf1", "nodes": "gpu[01-04],cpu[01-02]"}}}
+        ),
+        "'leaf1' is not a declared switch",
+    ),
+    (
+        "switch named like a host",
+        _set("fabric", {"topology": "tree", "switches": {"gpu01": {"nodes": "gpu[02-04],cpu[01-02]"}}}),
+        "gpu01 are also host names",
+    ),
+    (
+        "switch lists unknown node",
+        _set("fabric", {"topology": "tree", "switches": {"s1": {"nodes": "gpu[01-09],cpu[01-02]"}}}),
+        "gpu[05-09] are not compute hosts",
+    ),
+    (
+        "two tree generators",
+        _set(
+            "fabric",
+            {
+                "topology": "tree",
+                "fat_tree": {"nodes_per_leaf": 2},
+                "dragonfly": {"nodes_per_leaf": 2, "leaves_per_group": 2},
+            },
+        ),
+        "fat_tree and dragonfly both describe the switch tree",
+    ),
     ("3-tier without pods", _set("fabric.fat_tree", {"tiers": 3, "nodes_per_leaf": 2}), "needs leaves_per_pod"),
-    ("blocks on 22.05", lambda s, g: (s.update(slurm_release="22.05"),
-                                      s.update(fabric={"topology": "block", "blocks": {"nodes_per_block": 2,
-                                                                                       "node_types": ["h100"]}}),
-                                      s["partitions"].__setitem__(1, {**s["partitions"][1], "node_types": ["cpu"]})),
-     "topology/block needs Slurm >= 23.11"),
-    ("block sizes not doubling", _set("fabric", {"topology": "block", "blocks": {
-        "nodes_per_block": 2, "block_sizes": [2, 6], "node_types": ["h100"]}}), "6 is not a power-of-two multiple of 2"),
-    ("block smaller than base", _set("fabric", {"topology": "block", "blocks": {
-        "block_sizes": [4], "node_types": ["h100"], "blocks": {"b1": "gpu[01-04]", "b2": "cpu[01-02]"}}}),
-     "b2: 2 nodes, fewer than the base block size 4"),
-    ("node outside every block", _set("fabric", {"topology": "block", "blocks": {
-        "block_sizes": [2], "node_types": ["h100"], "blocks": {"b1": "gpu[01-02]"}}}), "hosts gpu[03-04] of node types h100 are in no block"),
-    ("node in two blocks", _set("fabric", {"topology": "block", "blocks": {
-        "block_sizes": [2], "node_types": ["h100"], "blocks": {"b1": "gpu[01-02]", "b2": "gpu[02-04]"}}}),
-     "hosts gpu02 are in more than one block"),
-    ("partition topology before 25.05", _set("partitions.0.topology", "fabric"), "per-partition topologies need Slurm >= 25.05"),
-    ("partition topology unknown", lambda s, g: (s.update(slurm_release="26.05"), part(s).update(topology="nvlink")),
-     "'nvlink' is not a topology of this fabric (fabric)"),
-    ("bad hostlist in switch", _set("fabric", {"topology": "tree", "switches": {"s1": {"nodes": "gpu[01-"}}}),
-     "cannot parse hostlist"),
+    (
+        "blocks on 22.05",
+        lambda s, g: (
+            s.update(slurm_release="22.05"),
+            s.update(fabric={"topology": "block", "blocks": {"nodes_per_block": 2, "node_types": ["h100"]}}),
+            s["partitions"].__setitem__(1, {**s["partitions"][1], "node_types": ["cpu"]}),
+        ),
+        "topology/block needs Slurm >= 23.11",
+    ),
+    (
+        "block sizes not doubling",
+        _set(
+            "fabric",
+            {"topology": "block", "blocks": {"nodes_per_block": 2, "block_sizes": [2, 6], "node_types": ["h100"]}},
+        ),
+        "6 is not a power-of-two multiple of 2",
+    ),
+    (
+        "block smaller than base",
+        _set(
+            "fabric",
+            {
+                "topology": "block",
+                "blocks": {
+                    "block_sizes": [4],
+                    "node_types": ["h100"],
+                    "blocks": {"b1": "gpu[01-04]", "b2": "cpu[01-02]"},
+                },
+            },
+        ),
+        "b2: 2 nodes, fewer than the base block size 4",
+    ),
+    (
+        "node outside every block",
+        _set(
+            "fabric",
+            {
+                "topology": "block",
+                "blocks": {"block_sizes": [2], "node_types": ["h100"], "blocks": {"b1": "gpu[01-02]"}},
+            },
+        ),
+        "hosts gpu[03-04] of node types h100 are in no block",
+    ),
+    (
+        "node in two blocks",
+        _set(
+            "fabric",
+            {
+                "topology": "block",
+                "blocks": {
+                    "block_sizes": [2],
+                    "node_types": ["h100"],
+                    "blocks": {"b1": "gpu[01-02]", "b2": "gpu[02-04]"},
+                },
+            },
+        ),
+        "hosts gpu02 are in more than one block",
+    ),
+    (
+        "partition topology before 25.05",
+        _set("partitions.0.topology", "fabric"),
+        "per-partition topologies need Slurm >= 25.05",
+    ),
+    (
+        "partition topology unknown",
+        lambda s, g: (s.update(slurm_release="26.05"), part(s).update(topology="nvlink")),
+        "'nvlink' is not a topology of this fabric (fabric)",
+    ),
+    (
+        "bad hostlist in switch",
+        _set("fabric", {"topology": "tree", "switches": {"s1": {"nodes": "gpu[01-"}}}),
+        "cannot parse hostlist",
+    ),
 ]
 
 
