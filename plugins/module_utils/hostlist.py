@@ -7,15 +7,20 @@ compare our folds with ``scontrol show hostnames``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from ClusterShell.NodeSet import NodeSet, NodeSetParseError
+from ClusterShell.RangeSet import RangeSet
 
 # Slurm's parser reads long lines, but review diffs do not: a folded list longer than this is split into
 # several stanzas that carry the same attributes.
 MAX_FOLD_CHARS = 512
 
 _TRAILING_NUMBER = re.compile(r"^(.*?)(\d+)(\D*)$")
+_DIGITS = "0123456789"
+# Characters NodeSet reads as syntax: names holding them take the slow, fully parsed path.
+_SPECIAL = re.compile(r"[\[\],!&^@% ]")
 
 
 class HostlistError(ValueError):
@@ -24,10 +29,42 @@ class HostlistError(ValueError):
 
 def fold(names: Iterable[str]) -> str:
     """Fold host names into one hostlist expression; the empty string for no names."""
-    items = list(names)
-    if not items:
+    return _fold(tuple(names))
+
+
+@lru_cache(maxsize=4096)
+def _fold(names: tuple[str, ...]) -> str:
+    """ClusterShell's fold of ``names``, each distinct set folded once (slurm.conf, gres.conf and
+    validation messages fold the same sets).
+
+    Parsing every name into its own NodeSet dominates ``NodeSet.fromlist`` at scale, so the names are
+    first grouped by the text around their last number and each group's indexes are added to one
+    RangeSet; NodeSet then parses those few ``prefix[range]suffix`` patterns and folds them (all axes)
+    as usual.
+    """
+    if not names:
         return ""
-    return str(NodeSet.fromlist(items))
+    numbers: dict[tuple[str, str], RangeSet] = {}
+    plain: list[str] = []
+    for name in names:
+        stem = name.rstrip(_DIGITS)
+        if stem != name and not _SPECIAL.search(name):  # the common case: the name ends in its number
+            prefix, digits, suffix = stem, name[len(stem) :], ""
+        else:
+            match = _TRAILING_NUMBER.match(name)
+            if not match or _SPECIAL.search(name):
+                plain.append(name)
+                continue
+            prefix, digits, suffix = match.groups()
+        indexes = numbers.get((prefix, suffix))
+        if indexes is None:
+            indexes = numbers[(prefix, suffix)] = RangeSet()
+        indexes.add(digits)  # RangeSet keeps indexes as strings, padding included
+    patterns = [f"{prefix}[{indexes}]{suffix}" for (prefix, suffix), indexes in numbers.items()]
+    nodeset = NodeSet(",".join(patterns)) if patterns else NodeSet()
+    if plain:
+        nodeset.update(NodeSet.fromlist(plain))
+    return str(nodeset)
 
 
 def fold_chunks(names: Iterable[str], max_chars: int = MAX_FOLD_CHARS) -> list[str]:
@@ -36,15 +73,29 @@ def fold_chunks(names: Iterable[str], max_chars: int = MAX_FOLD_CHARS) -> list[s
     A fold that is too long is split in two halves of the (naturally ordered) names, recursively; only a
     single name longer than the limit is returned as it is.
     """
-    nodeset = NodeSet.fromlist(list(names))
-    folded = str(nodeset)
+    items = tuple(names)
+    folded = _fold(items)
     if not folded:
         return []
-    if len(folded) <= max_chars or len(nodeset) == 1:
+    if len(folded) <= max_chars or len(items) == 1:
         return [folded]
-    ordered = list(nodeset)
+    ordered = list(NodeSet(folded))
     middle = len(ordered) // 2
     return fold_chunks(ordered[:middle], max_chars) + fold_chunks(ordered[middle:], max_chars)
+
+
+def natural_slices(host_sets: Iterable[Sequence[str]], size: int) -> list[tuple[str, tuple[str, ...]]]:
+    """Consecutive slices of ``size`` hosts in natural name order, each as (folded, names).
+
+    The natural order comes from expanding the union of the sets' (cached) folds; this is how leaf
+    switches and NVLink blocks are laid out.
+    """
+    ordered = list(NodeSet(",".join(folded for folded in (fold(hosts) for hosts in host_sets) if folded)))
+    slices = []
+    for start in range(0, len(ordered), size):
+        part = tuple(ordered[start : start + size])
+        slices.append((_fold(part), part))
+    return slices
 
 
 def expand(expression: str | Iterable[str]) -> list[str]:

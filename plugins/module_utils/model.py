@@ -117,6 +117,7 @@ class Switch:
     name: str
     nodes: tuple[str, ...] = ()
     switches: tuple[str, ...] = ()
+    folded_nodes: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +126,7 @@ class Block:
 
     name: str
     nodes: tuple[str, ...]
+    folded_nodes: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -684,7 +686,7 @@ def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> F
     data = reader.mapping(raw, "cluster_fabric")
     reader.unknown_keys(data, FABRIC_KEYS, "cluster_fabric")
     topology = reader.string(data, "topology", "cluster_fabric", default="none", choices=TOPOLOGY_PLUGINS)
-    compute_hosts = [host for nt in node_types for host in nt.hosts]
+    compute_sets = [nt.hosts for nt in node_types]
     switches: list[Switch] = []
     dragonfly = False
     explicit = reader.mapping(data.get("switches"), "cluster_fabric.switches")
@@ -710,7 +712,7 @@ def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> F
                 "(how many leaf switches share one pod's spines)"
             )
         switches = fat_tree_switches(
-            compute_hosts,
+            compute_sets,
             reader.required_int(shape, "nodes_per_leaf", "cluster_fabric.fat_tree", maximum=4096),
             per_pod if tiers == 3 else None,
         )
@@ -718,7 +720,7 @@ def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> F
         shape = reader.mapping(data.get("dragonfly"), "cluster_fabric.dragonfly")
         reader.unknown_keys(shape, ("nodes_per_leaf", "leaves_per_group"), "cluster_fabric.dragonfly")
         switches = dragonfly_switches(
-            compute_hosts,
+            compute_sets,
             reader.required_int(shape, "nodes_per_leaf", "cluster_fabric.dragonfly", maximum=4096),
             reader.required_int(shape, "leaves_per_group", "cluster_fabric.dragonfly", maximum=4096),
         )
@@ -743,8 +745,7 @@ def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> F
         if explicit_blocks:
             reader.error("cluster_fabric.blocks: nodes_per_block and blocks both describe the blocks; keep one")
         per_block = reader.required_int(blocks_raw, "nodes_per_block", "cluster_fabric.blocks", maximum=4096)
-        members = [host for nt in node_types if nt.name in block_types for host in nt.hosts]
-        blocks = block_layout(members, per_block)
+        blocks = block_layout([nt.hosts for nt in node_types if nt.name in block_types], per_block)
         if not block_sizes:
             block_sizes = [per_block]
     return Fabric(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .hostlist import fold
+from .hostlist import fold, natural_slices
 
 if TYPE_CHECKING:
     from .model import Block, Cluster, Switch
@@ -30,14 +30,20 @@ def _names(prefix: str, count: int) -> list[str]:
 
 
 def _tree(
-    hosts: Sequence[str], nodes_per_leaf: int, leaf_prefix: str, levels: Sequence[tuple[str, int | None]]
+    host_sets: Sequence[Sequence[str]],
+    nodes_per_leaf: int,
+    leaf_prefix: str,
+    levels: Sequence[tuple[str, int | None]],
 ) -> list[Switch]:
-    """Leaves of ``nodes_per_leaf`` hosts, then each level groups the one below (None: one root)."""
+    """Leaves of ``nodes_per_leaf`` hosts in natural name order, then each level groups the one below
+    (None: one root over all of them)."""
     from .model import Switch
 
-    leaves = _chunks(list(hosts), nodes_per_leaf)
+    leaves = natural_slices(host_sets, nodes_per_leaf)
     leaf_names = _names(leaf_prefix, len(leaves))
-    switches = [Switch(name, tuple(members)) for name, members in zip(leaf_names, leaves, strict=False)]
+    switches = [
+        Switch(name, members, folded_nodes=folded) for name, (folded, members) in zip(leaf_names, leaves, strict=True)
+    ]
     below = leaf_names
     for prefix, per_group in levels:
         if per_group is None:
@@ -45,29 +51,32 @@ def _tree(
             break
         groups = _chunks(below, per_group)
         names = _names(prefix, len(groups))
-        switches.extend(Switch(name, (), tuple(members)) for name, members in zip(names, groups, strict=False))
+        switches.extend(Switch(name, (), tuple(members)) for name, members in zip(names, groups, strict=True))
         below = names
     return switches
 
 
-def fat_tree_switches(hosts: Sequence[str], nodes_per_leaf: int, leaves_per_pod: int | None) -> list[Switch]:
+def fat_tree_switches(
+    host_sets: Sequence[Sequence[str]], nodes_per_leaf: int, leaves_per_pod: int | None
+) -> list[Switch]:
     """A 2-tier (leaves under one spine layer) or 3-tier (leaves, pods, core) fat-tree."""
     if leaves_per_pod is None:
-        return _tree(hosts, nodes_per_leaf, "leaf", [("spine", None)])
-    return _tree(hosts, nodes_per_leaf, "leaf", [("pod", leaves_per_pod), ("core", None)])
+        return _tree(host_sets, nodes_per_leaf, "leaf", [("spine", None)])
+    return _tree(host_sets, nodes_per_leaf, "leaf", [("pod", leaves_per_pod), ("core", None)])
 
 
-def dragonfly_switches(hosts: Sequence[str], nodes_per_leaf: int, leaves_per_group: int) -> list[Switch]:
+def dragonfly_switches(host_sets: Sequence[Sequence[str]], nodes_per_leaf: int, leaves_per_group: int) -> list[Switch]:
     """Dragonfly groups as tree switches: leaves in all-to-all groups, groups joined by global links."""
-    return _tree(hosts, nodes_per_leaf, "leaf", [("dfgroup", leaves_per_group), ("global", None)])
+    return _tree(host_sets, nodes_per_leaf, "leaf", [("dfgroup", leaves_per_group), ("global", None)])
 
 
-def block_layout(hosts: Sequence[str], nodes_per_block: int) -> list[Block]:
-    """Consecutive NVLink domains of ``nodes_per_block`` hosts."""
+def block_layout(host_sets: Sequence[Sequence[str]], nodes_per_block: int) -> list[Block]:
+    """Consecutive NVLink domains of ``nodes_per_block`` hosts in natural name order."""
     from .model import Block
 
-    chunks = _chunks(list(hosts), nodes_per_block)
-    return [Block(name, tuple(members)) for name, members in zip(_names("nvl", len(chunks)), chunks, strict=False)]
+    slices = natural_slices(host_sets, nodes_per_block)
+    names = _names("nvl", len(slices))
+    return [Block(name, members, folded) for name, (folded, members) in zip(names, slices, strict=True)]
 
 
 def _switch_lines(switches: Sequence[Switch]) -> list[str]:
@@ -77,13 +86,13 @@ def _switch_lines(switches: Sequence[Switch]) -> list[str]:
         if switch.switches:
             parts.append(f"Switches={fold(switch.switches)}")
         if switch.nodes:
-            parts.append(f"Nodes={fold(switch.nodes)}")
+            parts.append(f"Nodes={switch.folded_nodes or fold(switch.nodes)}")
         lines.append(" ".join(parts))
     return lines
 
 
 def _block_lines(blocks: Sequence[Block], sizes: Sequence[int]) -> list[str]:
-    lines = [f"BlockName={block.name} Nodes={fold(block.nodes)}" for block in blocks]
+    lines = [f"BlockName={block.name} Nodes={block.folded_nodes or fold(block.nodes)}" for block in blocks]
     if sizes:
         lines.append("BlockSizes=" + ",".join(str(size) for size in sizes))
     return lines
@@ -119,14 +128,14 @@ def topology_yaml(cluster: Cluster) -> list[dict[str, Any]]:
             if switch.switches:
                 entry["children"] = fold(switch.switches)
             if switch.nodes:
-                entry["nodes"] = fold(switch.nodes)
+                entry["nodes"] = switch.folded_nodes or fold(switch.nodes)
             switches.append(entry)
         result.append(
             {"topology": TREE_TOPOLOGY, "cluster_default": fabric.topology == "tree", "tree": {"switches": switches}}
         )
     if fabric.blocks:
         block: dict[str, Any] = {
-            "blocks": [{"block": b.name, "nodes": fold(b.nodes)} for b in fabric.blocks],
+            "blocks": [{"block": b.name, "nodes": b.folded_nodes or fold(b.nodes)} for b in fabric.blocks],
         }
         if fabric.block_sizes:
             block["block_sizes"] = list(fabric.block_sizes)

@@ -95,10 +95,10 @@ def test_output_size_follows_node_types_not_nodes() -> None:
 
 def test_fat_tree_two_and_three_tiers() -> None:
     hosts = [f"n{i:03d}" for i in range(1, 65)]
-    two = fat_tree_switches(hosts, 16, None)
+    two = fat_tree_switches([hosts], 16, None)
     assert [s.name for s in two] == ["leaf01", "leaf02", "leaf03", "leaf04", "spine"]
     assert two[-1].switches == ("leaf01", "leaf02", "leaf03", "leaf04")
-    three = fat_tree_switches(hosts, 8, 4)
+    three = fat_tree_switches([hosts], 8, 4)
     names = [s.name for s in three]
     assert names[-3:] == ["pod01", "pod02", "core"]
     assert three[-1].switches == ("pod01", "pod02")
@@ -107,10 +107,10 @@ def test_fat_tree_two_and_three_tiers() -> None:
 
 def test_dragonfly_groups_and_blocks() -> None:
     hosts = [f"n{i:02d}" for i in range(1, 17)]
-    switches = dragonfly_switches(hosts, 4, 2)
+    switches = dragonfly_switches([hosts], 4, 2)
     assert [s.name for s in switches if s.name.startswith("dfgroup")] == ["dfgroup01", "dfgroup02"]
     assert switches[-1].name == "global"
-    blocks = block_layout(hosts, 8)
+    blocks = block_layout([hosts], 8)
     assert [(b.name, len(b.nodes)) for b in blocks] == [("nvl01", 8), ("nvl02", 8)]
 
 

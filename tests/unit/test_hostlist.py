@@ -51,3 +51,19 @@ def test_padding_collisions() -> None:
     assert padding_collisions(["gpu1", "gpu01", "gpu2"]) == [("gpu1", "gpu01")]
     assert padding_collisions(["Node1", "node1"]) == [("Node1", "node1")]
     assert padding_collisions(["gpu1", "gpu10"]) == []
+
+
+def test_fast_fold_matches_clustershell_fromlist() -> None:
+    import random
+
+    from ClusterShell.NodeSet import NodeSet
+
+    rng = random.Random(7)
+    for _ in range(200):
+        names = {
+            rng.choice(["gpu", "a-gpu", "r1-n", "r2-n", "node", "x"])
+            + (f"{rng.randint(0, 300):0{rng.choice([1, 2, 3])}d}" if rng.random() < 0.9 else "")
+            + rng.choice(["", "", "-ib", "a"])
+            for _ in range(rng.randint(1, 60))
+        }
+        assert fold(sorted(names)) == str(NodeSet.fromlist(sorted(names)))

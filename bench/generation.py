@@ -1,0 +1,103 @@
+"""In-process generation benchmark: the cluster model vs a Jinja loop over hostvars, side by side.
+
+For each size it times, on the same inventory loaded by Ansible's own InventoryManager:
+  model     build_cluster + cluster_config (what playbooks/render.yml computes)
+  hostvars  a slurm.conf node/partition/gres template that loops over groups['compute'] and reads
+            hostvars[host] for every node through Ansible's Templar, the way common Slurm roles do
+Run: .venv/bin/python bench/generation.py [--sizes 160 1280 12800] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "collections"), str(ROOT)]
+
+from ansible.inventory.manager import InventoryManager  # noqa: E402
+from ansible.parsing.dataloader import DataLoader  # noqa: E402
+from ansible.template import Templar, trust_as_template  # noqa: E402
+from ansible.vars.hostvars import HostVars  # noqa: E402
+from ansible.vars.manager import VariableManager  # noqa: E402
+from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import _fold  # noqa: E402
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_cluster  # noqa: E402
+from ansible_collections.gpucluster.cluster.plugins.module_utils.render import cluster_config  # noqa: E402
+
+from bench.gen_inventory import write_inventory  # noqa: E402
+from tests.helpers.inventory import load_inventory  # noqa: E402
+
+# The per-host loop of common roles: one NodeName line per host from that host's variables, partitions
+# listing every host, and gres.conf per host.
+HOSTVARS_TEMPLATE = """
+{%- for host in groups['compute'] %}
+{%- set nt = hostvars[host]['cluster_node_types']['h100'] %}
+NodeName={{ host }} CPUs={{ nt.sockets * nt.cores_per_socket * nt.threads_per_core }} Sockets={{ nt.sockets }} \
+CoresPerSocket={{ nt.cores_per_socket }} ThreadsPerCore={{ nt.threads_per_core }} RealMemory={{ nt.real_memory_mb }} \
+Gres=gpu:{{ nt.gpu.type }}:{{ nt.gpu.count }} Features={{ nt.features | join(',') }} State=UNKNOWN
+{%- endfor %}
+PartitionName=gpu Nodes={{ groups['compute'] | join(',') }} Default=YES MaxTime=2-00:00:00
+{%- for host in groups['compute'] %}
+NodeName={{ host }} Name=gpu Type={{ hostvars[host]['cluster_node_types']['h100'].gpu.type }} File=/dev/nvidia[0-7]
+{%- endfor %}
+"""
+
+
+def best_of(repeat: int, work: Callable[[], object]) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def bench_size(nodes: int, repeat: int, workdir: Path) -> dict[str, float]:
+    inventory = write_inventory(workdir / f"n{nodes}", nodes)
+    spec, groups = load_inventory(inventory)
+
+    def model_run() -> object:
+        _fold.cache_clear()  # every run folds from scratch: no result is reused across runs
+        return cluster_config(build_cluster(spec, groups))
+
+    model = best_of(repeat, model_run)
+
+    loader = DataLoader()
+    manager = InventoryManager(loader=loader, sources=[str(inventory)])
+    variables = VariableManager(loader=loader, inventory=manager)
+    HostVars(inventory=manager, variable_manager=variables, loader=loader)  # as the task queue manager does
+
+    def hostvars_loop() -> str:
+        templar = Templar(loader=loader, variables=variables.get_vars(host=manager.get_host("s-ctl01")))
+        rendered = str(templar.template(trust_as_template(HOSTVARS_TEMPLATE)))
+        assert rendered.count("NodeName=") == 2 * nodes, "the baseline template did not render every node"
+        return rendered
+
+    loop = best_of(max(1, repeat if nodes <= 1280 else 1), hostvars_loop)
+    return {
+        "nodes": nodes,
+        "gpus": nodes * 8,
+        "model_s": round(model, 4),
+        "hostvars_loop_s": round(loop, 3),
+        "speedup": round(loop / model, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[160, 1280, 12800])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as work:
+        for nodes in args.sizes:
+            print(json.dumps(bench_size(nodes, args.repeat, Path(work))), flush=True)
+
+
+if __name__ == "__main__":
+    main()
