@@ -33,20 +33,9 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.render import c
 from bench.gen_inventory import write_inventory  # noqa: E402
 from tests.helpers.inventory import load_inventory  # noqa: E402
 
-# The per-host loop of common roles: one NodeName line per host from that host's variables, partitions
-# listing every host, and gres.conf per host.
-HOSTVARS_TEMPLATE = """
-{%- for host in groups['compute'] %}
-{%- set nt = hostvars[host]['cluster_node_types']['h100'] %}
-NodeName={{ host }} CPUs={{ nt.sockets * nt.cores_per_socket * nt.threads_per_core }} Sockets={{ nt.sockets }} \
-CoresPerSocket={{ nt.cores_per_socket }} ThreadsPerCore={{ nt.threads_per_core }} RealMemory={{ nt.real_memory_mb }} \
-Gres=gpu:{{ nt.gpu.type }}:{{ nt.gpu.count }} Features={{ nt.features | join(',') }} State=UNKNOWN
-{%- endfor %}
-PartitionName=gpu Nodes={{ groups['compute'] | join(',') }} Default=YES MaxTime=2-00:00:00
-{%- for host in groups['compute'] %}
-NodeName={{ host }} Name=gpu Type={{ hostvars[host]['cluster_node_types']['h100'].gpu.type }} File=/dev/nvidia[0-7]
-{%- endfor %}
-"""
+# The per-host loop of common roles (bench/templates/slurm_nodes_hostvars.j2): one NodeName line per host
+# from that host's variables, partitions listing every host, and gres.conf per host.
+HOSTVARS_TEMPLATE = (Path(__file__).parent / "templates" / "slurm_nodes_hostvars.j2").read_text()
 
 
 def best_of(repeat: int, work: Callable[[], object]) -> float:
