@@ -18,7 +18,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.render import c
 TOPOLOGY_FILES = ("topology.conf", "topology.yaml")
 
 
-class ActionModule(ActionBase):
+class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type information
     """gpucluster.cluster.render_cluster_config"""
 
     TRANSFERS_FILES = False
