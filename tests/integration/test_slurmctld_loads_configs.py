@@ -11,8 +11,8 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import Cluster, build_cluster
 
 from bench.gen_inventory import write_inventory
+from lab.slurmctld_check import SUITE_RELEASE, Readback, load_configs
 from tests.helpers.inventory import load_inventory
-from tests.helpers.slurmctld import SUITE_RELEASE, Readback, load_configs
 
 from .conftest import ROOT, render_inventory
 
@@ -128,6 +128,6 @@ def test_slurmctld_reports_the_designed_cluster(
 @pytest.mark.parametrize("suite", ["bookworm", "trixie", "sid"])
 def test_slurm_expands_our_folds_like_clustershell(docker_lab: None, suite: str) -> None:
     folds = ["gpu[001-128]", "r[1-2]-n[01-16]", "a-gpu[1-2],b-gpu1", "n[0001-0003,0010]"]
-    from tests.helpers.slurmctld import expand_hostlist
+    from lab.slurmctld_check import expand_hostlist
 
     assert expand_hostlist(suite, folds) == [expand(expression) for expression in folds]

@@ -156,3 +156,34 @@ def expand_hostlist(suite: str, expressions: list[str]) -> list[list[str]]:
             check=True,
         )
     return [line.split() for line in result.stdout.splitlines()]
+
+
+def main() -> None:
+    """Load a rendered config directory into slurmctld and print what it reports (used by scripts/lab)."""
+    import argparse
+
+    from ClusterShell.NodeSet import NodeSet
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--suite", default="trixie", choices=sorted(SUITE_RELEASE))
+    parser.add_argument("--config", type=Path, required=True, help="directory holding slurm.conf")
+    parser.add_argument("--inventory", type=Path, required=True)
+    args = parser.parse_args()
+
+    from tests.helpers.inventory import load_inventory
+
+    _spec, groups = load_inventory(args.inventory)
+    controller = groups["controllers"][0]
+    readback = load_configs(args.suite, args.config.resolve(), groups["all"], controller, ("fabric", "nvlink"))
+    gpus = sum(int(n["Gres"].rsplit(":", 1)[1]) for n in readback.nodes.values() if n.get("Gres", "(null)") != "(null)")
+    print(f"slurmctld {SUITE_RELEASE[args.suite]} ({args.suite}) loaded {args.config}:")
+    print(f"  {len(readback.nodes)} nodes, {gpus} GPUs")
+    for name, part in readback.partitions.items():
+        print(f"  partition {name}: {part['TotalNodes']} nodes {part['Nodes']} MaxTime={part['MaxTime']}")
+    switches = readback.topology or readback.named_topologies.get("fabric", [])
+    leaves = [s for s in switches if s.get("Level") == "0"]
+    print(f"  topology: {len(switches)} switches, {len(leaves)} leaves over {NodeSet.fromlist(readback.nodes)}")
+
+
+if __name__ == "__main__":
+    main()
