@@ -1,0 +1,51 @@
+"""Filters that turn the inventory's QOS, accounts and users into sacctmgr settings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def qos_settings(qos: Mapping[str, Any]) -> dict[str, Any]:
+    """cluster_qos.<name> -> sacctmgr QOS settings."""
+    settings: dict[str, Any] = {"Priority": qos.get("priority", 0)}
+    if qos.get("preempt"):
+        settings["Preempt"] = list(qos["preempt"])
+    if qos.get("preempt_mode"):
+        settings["PreemptMode"] = qos["preempt_mode"]
+    if qos.get("max_wall"):
+        settings["MaxWall"] = qos["max_wall"]
+    if qos.get("flags"):
+        settings["Flags"] = list(qos["flags"])
+    settings.update(qos.get("limits") or {})
+    return settings
+
+
+def account_settings(account: Mapping[str, Any]) -> dict[str, Any]:
+    """accounting_accounts.<name> -> sacctmgr account settings."""
+    keys = {
+        "description": "Description",
+        "organization": "Organization",
+        "parent": "Parent",
+        "qos": "QOS",
+        "default_qos": "DefaultQOS",
+        "fairshare": "Fairshare",
+    }
+    return {keys[k]: v for k, v in account.items() if k in keys and v not in (None, "", [])}
+
+
+def user_settings(user: Mapping[str, Any]) -> dict[str, Any]:
+    """accounting_users.<name> -> sacctmgr user settings."""
+    settings: dict[str, Any] = {"DefaultAccount": user["account"]}
+    if user.get("accounts"):
+        settings["Accounts"] = list(user["accounts"])
+    if user.get("qos"):
+        settings["QOS"] = list(user["qos"])
+    return settings
+
+
+class FilterModule:
+    """gpucluster.cluster accounting filters."""
+
+    def filters(self) -> dict[str, Callable[..., Any]]:
+        return {"qos_settings": qos_settings, "account_settings": account_settings, "user_settings": user_settings}

@@ -1,0 +1,147 @@
+"""sacctmgr plumbing for the sacctmgr module: read an entity, diff wanted settings, build commands.
+
+Kept free of AnsibleModule so that the parsing and diffing are unit-tested without Slurm.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+# sacctmgr `set` keys whose `show ... format=` column has another name.
+SHOW_COLUMN = {
+    "maxtresperuser": "MaxTRESPU",
+    "maxjobsperuser": "MaxJobsPU",
+    "maxsubmitjobsperuser": "MaxSubmitPU",
+    "maxtresperjob": "MaxTRES",
+    "maxtrespernode": "MaxTRESPerNode",
+    "description": "Descr",
+    "organization": "Org",
+    "defaultqos": "DefaultQOS",
+    "defaultaccount": "DefaultAccount",
+}
+# Settings of an account that live on its association, not on the account record.
+ASSOCIATION_KEYS = frozenset({"parent", "qos", "defaultqos", "fairshare", "grptres", "maxtresperjob"})
+Runner = Callable[[Sequence[str]], str]
+
+
+def column(key: str) -> str:
+    return SHOW_COLUMN.get(key.lower(), key)
+
+
+def normalise(value: object) -> str:
+    """Compare values as sacctmgr prints them: lists sorted and comma-joined, case kept for names."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return ",".join(sorted(str(v) for v in value))
+    text = str(value).strip()
+    if "," in text:
+        return ",".join(sorted(part.strip() for part in text.split(",") if part.strip()))
+    return text
+
+
+def parse_rows(output: str, columns: Sequence[str]) -> list[dict[str, str]]:
+    """Rows of `sacctmgr --noheader --parsable2` output as dicts keyed by the requested columns."""
+    rows = []
+    for line in output.splitlines():
+        if not line.strip():
+            continue
+        values = line.split("|")
+        rows.append(dict(zip(columns, values + [""] * (len(columns) - len(values)), strict=True)))
+    return rows
+
+
+def differences(current: Mapping[str, str], wanted: Mapping[str, object]) -> dict[str, str]:
+    """Settings whose current value differs from the wanted one (wanted values normalised)."""
+    changed = {}
+    for key, value in wanted.items():
+        want = normalise(value)
+        have = normalise(current.get(column(key), ""))
+        if key.lower() == "flags":
+            want, have = want.lower(), have.lower()
+        if want != have:
+            changed[key] = want
+    return changed
+
+
+def set_args(settings: Mapping[str, object]) -> list[str]:
+    return [f"{key}={normalise(value)}" for key, value in settings.items()]
+
+
+def show(run: Runner, entity: str, where: Mapping[str, str], columns: Sequence[str]) -> list[dict[str, str]]:
+    conditions = [f"{key}={value}" for key, value in where.items()]
+    output = run(["--noheader", "--parsable2", "show", entity, "where", *conditions, f"format={','.join(columns)}"])
+    return parse_rows(output, columns)
+
+
+def plan_qos(run: Runner, name: str, settings: Mapping[str, object]) -> list[list[str]]:
+    columns = ["Name", *[column(key) for key in settings]]
+    rows = show(run, "qos", {"name": name}, columns)
+    if not rows:
+        return [["add", "qos", name, *set_args(settings)]]
+    diff = differences(rows[0], settings)
+    return [["modify", "qos", "where", f"name={name}", "set", *set_args(diff)]] if diff else []
+
+
+def plan_cluster(run: Runner, name: str) -> list[list[str]]:
+    rows = show(run, "cluster", {"name": name}, ["Cluster"])
+    return [] if rows else [["add", "cluster", name]]
+
+
+def plan_account(run: Runner, name: str, cluster: str, settings: Mapping[str, object]) -> list[list[str]]:
+    record = {k: v for k, v in settings.items() if k.lower() not in ASSOCIATION_KEYS}
+    association = {k: v for k, v in settings.items() if k.lower() in ASSOCIATION_KEYS}
+    rows = show(run, "account", {"name": name}, ["Account", *[column(k) for k in record]])
+    assoc_columns = ["User", *[("ParentName" if k.lower() == "parent" else column(k)) for k in association]]
+    assocs = [
+        r for r in show(run, "association", {"account": name, "cluster": cluster}, assoc_columns) if not r.get("User")
+    ]
+    if not rows or not assocs:
+        return [["add", "account", name, f"cluster={cluster}", *set_args(settings)]]
+    commands = []
+    record_diff = differences(rows[0], record)
+    if record_diff:
+        commands.append(["modify", "account", "where", f"name={name}", "set", *set_args(record_diff)])
+    current = {("Parent" if k == "ParentName" else k): v for k, v in assocs[0].items()}
+    assoc_diff = differences(current, association)
+    if assoc_diff:
+        commands.append(
+            ["modify", "account", "where", f"name={name}", f"cluster={cluster}", "set", *set_args(assoc_diff)]
+        )
+    return commands
+
+
+def plan_user(run: Runner, name: str, cluster: str, settings: Mapping[str, object]) -> list[list[str]]:
+    default_account = str(settings.get("DefaultAccount", ""))
+    extra = settings.get("Accounts") or []
+    accounts = [str(a) for a in extra] if isinstance(extra, (list, tuple)) else [str(extra)]
+    if default_account and default_account not in accounts:
+        accounts.insert(0, default_account)
+    qos = settings.get("QOS")
+    assocs = show(run, "association", {"user": name, "cluster": cluster}, ["Account", "QOS"])
+    have = {row["Account"]: row for row in assocs}
+    commands = []
+    for account in accounts:
+        if account not in have:
+            command = ["add", "user", name, f"account={account}", f"cluster={cluster}"]
+            if qos:
+                command.append(f"qos={normalise(qos)}")
+            commands.append(command)
+        elif qos and normalise(have[account]["QOS"]) != normalise(qos):
+            commands.append(
+                [
+                    "modify",
+                    "user",
+                    "where",
+                    f"name={name}",
+                    f"account={account}",
+                    f"cluster={cluster}",
+                    "set",
+                    f"qos={normalise(qos)}",
+                ]
+            )
+    if default_account:
+        rows = show(run, "user", {"name": name}, ["User", "DefaultAccount"])
+        if rows and rows[0]["DefaultAccount"] != default_account:
+            commands.append(["modify", "user", "where", f"name={name}", "set", f"DefaultAccount={default_account}"])
+    return commands
