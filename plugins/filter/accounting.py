@@ -21,6 +21,22 @@ def qos_settings(qos: Mapping[str, Any]) -> dict[str, Any]:
     return settings
 
 
+def qos_in_order(qos: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """cluster_qos as dict2items, each QOS after the QOS it preempts (sacctmgr refuses unknown ones)."""
+    done: dict[str, None] = {}
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in done or name in path or name not in qos:
+            return
+        for target in qos[name].get("preempt") or []:
+            visit(str(target), (*path, name))
+        done[name] = None
+
+    for name in qos:
+        visit(str(name), ())
+    return [{"key": name, "value": qos[name]} for name in done]
+
+
 def account_settings(account: Mapping[str, Any]) -> dict[str, Any]:
     """accounting_accounts.<name> -> sacctmgr account settings."""
     keys = {
@@ -48,4 +64,9 @@ class FilterModule:
     """gpucluster.cluster accounting filters."""
 
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"qos_settings": qos_settings, "account_settings": account_settings, "user_settings": user_settings}
+        return {
+            "qos_settings": qos_settings,
+            "qos_in_order": qos_in_order,
+            "account_settings": account_settings,
+            "user_settings": user_settings,
+        }

@@ -92,7 +92,8 @@ def plan_account(run: Runner, name: str, cluster: str, settings: Mapping[str, ob
     record = {k: v for k, v in settings.items() if k.lower() not in ASSOCIATION_KEYS}
     association = {k: v for k, v in settings.items() if k.lower() in ASSOCIATION_KEYS}
     rows = show(run, "account", {"name": name}, ["Account", *[column(k) for k in record]])
-    assoc_columns = ["User", *[("ParentName" if k.lower() == "parent" else column(k)) for k in association]]
+    # Account first: an empty User column alone would print an empty line.
+    assoc_columns = ["Account", "User", *[("ParentName" if k.lower() == "parent" else column(k)) for k in association]]
     assocs = [
         r for r in show(run, "association", {"account": name, "cluster": cluster}, assoc_columns) if not r.get("User")
     ]

@@ -336,9 +336,29 @@ def check_qos(cluster: Cluster) -> list[str]:
             errors.append(f"{where}.preempt: QOS {', '.join(unknown)} not declared in cluster_qos")
         if qos.name in qos.preempt:
             errors.append(f"{where}.preempt: a QOS cannot preempt itself")
+        if _preempts(qos.name, cluster, set()) and qos.name not in qos.preempt:
+            errors.append(
+                f"{where}.preempt: preemption cycle through {qos.name}; a QOS cannot (indirectly) preempt "
+                "a QOS that preempts it"
+            )
         if qos.max_wall and not TIME_RE.match(qos.max_wall):
             errors.append(f"{where}.max_wall: '{qos.max_wall}' is not a Slurm time")
     return errors
+
+
+def _preempts(name: str, cluster: Cluster, seen: set[str]) -> bool:
+    """Whether QOS ``name`` can reach itself through preempt lists."""
+    by_name = {q.name: q for q in cluster.qos}
+    stack = list(by_name[name].preempt) if name in by_name else []
+    while stack:
+        current = stack.pop()
+        if current == name:
+            return True
+        if current in seen or current not in by_name:
+            continue
+        seen.add(current)
+        stack.extend(by_name[current].preempt)
+    return False
 
 
 def check_scheduling(cluster: Cluster) -> list[str]:

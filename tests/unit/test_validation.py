@@ -158,6 +158,7 @@ CASES: list[tuple[str, Mutation, str]] = [
     ("partitions not a list", _set("partitions", {"gpu": {}}), "cluster_partitions: expected a list"),
     ("qos preempts unknown", _set("qos.high.preempt", ["scavenger"]), "QOS scavenger not declared in cluster_qos"),
     ("qos preempts itself", _set("qos.high.preempt", ["high"]), "a QOS cannot preempt itself"),
+    ("qos preemption cycle", _set("qos.normal.preempt", ["high"]), "preemption cycle through normal"),
     ("suspend without gang", _set("scheduling.preempt.mode", ["SUSPEND"]), "SUSPEND needs GANG as well"),
     ("exclusive preempt modes", _set("scheduling.preempt.mode", ["REQUEUE", "CANCEL"]), "exclude each other"),
     (
