@@ -68,7 +68,7 @@ def main() -> None:
     except ValueError:
         module.fail_json(msg="content_b64 is not valid base64")
     if len(key) < 32:
-        module.fail_json(msg=f"the MUNGE key has {len(key)} bytes; use at least 32 (mungekey makes 1024)")
+        module.fail_json(msg=f"the MUNGE key has {len(key)} bytes; use at least 32 (mungekey makes 128)")
     dest = module.params["dest"]
     current = b""
     if os.path.exists(dest):
