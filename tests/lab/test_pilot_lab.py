@@ -58,6 +58,7 @@ def lab() -> Iterator[Lab]:
     if os.environ.get("GPUCLUSTER_SKIP_LAB") == "1":
         pytest.skip("GPUCLUSTER_SKIP_LAB=1: the container lab was skipped on request")
     molecule("destroy", "-s", "pilot")
+    remove_home_volume()
     for step in ("create", "prepare"):
         result = molecule(step, "-s", "pilot")
         assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
@@ -68,6 +69,12 @@ def lab() -> Iterator[Lab]:
     print(f"\npilot lab: first converge took {seconds:.0f} s")
     yield Lab(converge.stdout + converge.stderr, seconds)
     molecule("destroy", "-s", "pilot")
+    remove_home_volume()
+
+
+def remove_home_volume() -> None:
+    """/home of the lab is a Docker volume shared by its containers (the lab kernel has no NFS)."""
+    subprocess.run(["docker", "volume", "rm", "gpucluster-pilot-home"], capture_output=True, check=False)
 
 
 def test_second_converge_changes_nothing(lab: Lab) -> None:

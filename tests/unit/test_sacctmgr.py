@@ -1,0 +1,110 @@
+"""sacctmgr planning against recorded sacctmgr output: only the needed add/modify commands."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ansible_collections.gpucluster.cluster.plugins.filter.accounting import (
+    account_settings,
+    qos_in_order,
+    qos_settings,
+    user_settings,
+)
+from ansible_collections.gpucluster.cluster.plugins.module_utils.sacctmgr import (
+    differences,
+    normalise,
+    parse_rows,
+    plan_account,
+    plan_cluster,
+    plan_qos,
+    plan_user,
+)
+
+
+class FakeSacctmgr:
+    """Answers `show` calls from a table keyed by entity; records every call."""
+
+    def __init__(self, answers: dict[str, str]) -> None:
+        self.answers = answers
+        self.calls: list[list[str]] = []
+
+    def __call__(self, args: Sequence[str]) -> str:
+        self.calls.append(list(args))
+        entity = args[args.index("show") + 1]
+        return self.answers.get(entity, "")
+
+
+def test_parse_rows_and_normalise() -> None:
+    assert parse_rows("high|1000|low\n\n", ["Name", "Priority", "Preempt"]) == [
+        {"Name": "high", "Priority": "1000", "Preempt": "low"}
+    ]
+    assert normalise(["b", "a"]) == "a,b"
+    assert normalise("b, a") == "a,b"
+    assert normalise(True) == "yes"
+
+
+def test_missing_qos_is_added_with_its_settings() -> None:
+    run = FakeSacctmgr({})
+    assert plan_qos(run, "high", {"Priority": 1000, "Preempt": ["low"]}) == [
+        ["add", "qos", "high", "Priority=1000", "Preempt=low"]
+    ]
+    assert run.calls[0][-1] == "format=Name,Priority,Preempt"
+
+
+def test_existing_qos_is_modified_only_where_it_differs() -> None:
+    run = FakeSacctmgr({"qos": "low|0|denyonlimit|gres/gpu=2\n"})
+    settings = {"Priority": 0, "Flags": ["DenyOnLimit"], "MaxTRESPerUser": "gres/gpu=4"}
+    assert plan_qos(run, "low", settings) == [
+        ["modify", "qos", "where", "name=low", "set", "MaxTRESPerUser=gres/gpu=4"]
+    ]
+    assert run.calls[0][-1] == "format=Name,Priority,Flags,MaxTRESPU"
+    unchanged = FakeSacctmgr({"qos": "low|0|DenyOnLimit|gres/gpu=4\n"})
+    assert plan_qos(unchanged, "low", settings) == []
+
+
+def test_cluster_added_once() -> None:
+    assert plan_cluster(FakeSacctmgr({}), "pilot") == [["add", "cluster", "pilot"]]
+    assert plan_cluster(FakeSacctmgr({"cluster": "pilot\n"}), "pilot") == []
+
+
+def test_account_record_and_association() -> None:
+    settings = {"Description": "machine learning", "Organization": "lab", "QOS": ["normal", "high"]}
+    assert plan_account(FakeSacctmgr({}), "ml", "pilot", settings) == [
+        ["add", "account", "ml", "cluster=pilot", "Description=machine learning", "Organization=lab", "QOS=high,normal"]
+    ]
+    present = FakeSacctmgr({"account": "ml|machine learning|lab\n", "association": "ml||high,normal\n"})
+    assert plan_account(present, "ml", "pilot", settings) == []
+    renamed = FakeSacctmgr({"account": "ml|ML|lab\n", "association": "ml||normal\n"})
+    assert plan_account(renamed, "ml", "pilot", settings) == [
+        ["modify", "account", "where", "name=ml", "set", "Description=machine learning"],
+        ["modify", "account", "where", "name=ml", "cluster=pilot", "set", "QOS=high,normal"],
+    ]
+
+
+def test_user_associations_default_account_and_qos() -> None:
+    settings = {"DefaultAccount": "root", "Accounts": ["ml"], "QOS": ["normal", "low"]}
+    fresh = FakeSacctmgr({"association": "root|normal\n", "user": "root|root\n"})
+    assert plan_user(fresh, "root", "pilot", settings) == [
+        ["modify", "user", "where", "name=root", "account=root", "cluster=pilot", "set", "qos=low,normal"],
+        ["add", "user", "root", "account=ml", "cluster=pilot", "qos=low,normal"],
+    ]
+    done = FakeSacctmgr({"association": "root|low,normal\nml|low,normal\n", "user": "root|root\n"})
+    assert plan_user(done, "root", "pilot", settings) == []
+
+
+def test_differences_ignore_flag_case() -> None:
+    assert differences({"Flags": "DenyOnLimit"}, {"Flags": ["denyonlimit"]}) == {}
+
+
+def test_inventory_filters() -> None:
+    qos = {
+        "high": {"priority": 1000, "preempt": ["low"], "limits": {"GrpTRES": "gres/gpu=8"}},
+        "low": {"flags": ["DenyOnLimit"], "max_wall": "1:00:00"},
+        "normal": {},
+    }
+    assert [item["key"] for item in qos_in_order(qos)] == ["low", "high", "normal"]
+    assert qos_settings(qos["high"]) == {"Priority": 1000, "Preempt": ["low"], "GrpTRES": "gres/gpu=8"}
+    assert qos_settings(qos["low"]) == {"Priority": 0, "MaxWall": "1:00:00", "Flags": ["DenyOnLimit"]}
+    assert account_settings({"description": "x", "parent": "root", "qos": []}) == {"Description": "x", "Parent": "root"}
+    assert user_settings({"account": "ml", "qos": ["normal"]}) == {"DefaultAccount": "ml", "QOS": ["normal"]}
