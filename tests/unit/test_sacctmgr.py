@@ -98,7 +98,7 @@ def test_differences_ignore_flag_case() -> None:
 
 
 def test_inventory_filters() -> None:
-    qos = {
+    qos: dict[str, dict[str, Any]] = {
         "high": {"priority": 1000, "preempt": ["low"], "limits": {"GrpTRES": "gres/gpu=8"}},
         "low": {"flags": ["DenyOnLimit"], "max_wall": "1:00:00"},
         "normal": {},
