@@ -23,6 +23,11 @@ HOSTS = ("pilot-ctl01", "pilot-dbd01", "pilot-gpu01", "pilot-gpu02")
 pytestmark = pytest.mark.lab
 
 
+# Debian release of the lab image -> the Slurm release it ships.
+SUITES = {"trixie": "24.11", "bookworm": "22.05"}
+_suite = {"name": "trixie"}
+
+
 def molecule(*args: str, timeout: int = 1200) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
@@ -30,6 +35,8 @@ def molecule(*args: str, timeout: int = 1200) -> subprocess.CompletedProcess[str
         "NO_COLOR": "1",
         "ANSIBLE_FORCE_COLOR": "0",
         "PY_COLORS": "0",
+        "GPUCLUSTER_LAB_SUITE": _suite["name"],
+        "GPUCLUSTER_LAB_RELEASE": SUITES[_suite["name"]],
     }
     return subprocess.run(
         [str(MOLECULE), *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env, check=False
@@ -53,10 +60,11 @@ class Lab:
     converge_seconds: float
 
 
-@pytest.fixture(scope="module")
-def lab() -> Iterator[Lab]:
+@pytest.fixture(scope="module", params=list(SUITES), ids=[f"{s}-slurm{r}" for s, r in SUITES.items()])
+def lab(request: pytest.FixtureRequest) -> Iterator[Lab]:
     if os.environ.get("GPUCLUSTER_SKIP_LAB") == "1":
         pytest.skip("GPUCLUSTER_SKIP_LAB=1: the container lab was skipped on request")
+    _suite["name"] = request.param
     molecule("destroy", "-s", "pilot")
     remove_home_volume()
     for step in ("create", "prepare"):
@@ -66,7 +74,7 @@ def lab() -> Iterator[Lab]:
     converge = molecule("converge", "-s", "pilot", "--", "-vvv")
     seconds = time.monotonic() - start
     assert converge.returncode == 0, converge.stdout[-8000:] + converge.stderr[-3000:]
-    print(f"\npilot lab: first converge took {seconds:.0f} s")
+    print(f"\npilot lab ({request.param}): first converge took {seconds:.0f} s")
     yield Lab(converge.stdout + converge.stderr, seconds)
     molecule("destroy", "-s", "pilot")
     remove_home_volume()
