@@ -108,3 +108,10 @@ def test_inventory_filters() -> None:
     assert qos_settings(qos["low"]) == {"Priority": 0, "MaxWall": "1:00:00", "Flags": ["DenyOnLimit"]}
     assert account_settings({"description": "x", "parent": "root", "qos": []}) == {"Description": "x", "Parent": "root"}
     assert user_settings({"account": "ml", "qos": ["normal"]}) == {"DefaultAccount": "ml", "QOS": ["normal"]}
+
+
+def test_cidr_filter() -> None:
+    from ansible_collections.gpucluster.cluster.plugins.filter.network import cidr
+
+    assert cidr("172.18.0.0", "255.255.0.0") == "172.18.0.0/16"
+    assert cidr("10.1.2.0", "255.255.255.0") == "10.1.2.0/24"
