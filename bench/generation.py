@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,20 +28,12 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.model import bu
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import cluster_config  # noqa: E402
 
 from bench.gen_inventory import write_inventory  # noqa: E402
+from bench.timing import best_of  # noqa: E402
 from tests.helpers.inventory import load_inventory  # noqa: E402
 
 # The per-host loop of common roles (bench/templates/slurm_nodes_hostvars.j2): one NodeName line per host
 # from that host's variables, partitions listing every host, and gres.conf per host.
 HOSTVARS_TEMPLATE = (Path(__file__).parent / "templates" / "slurm_nodes_hostvars.j2").read_text()
-
-
-def best_of(repeat: int, work: Callable[[], object]) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def bench_size(nodes: int, repeat: int, workdir: Path) -> dict[str, float]:

@@ -14,28 +14,25 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.gen_inventory import write_inventory  # noqa: E402
+from bench.timing import best_of  # noqa: E402
 
 PLAYBOOK = str(ROOT / ".venv" / "bin" / "ansible-playbook")
 
 
 def timed(args: list[str], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run([PLAYBOOK, *args], cwd=ROOT, check=True, capture_output=True, env={**os.environ})
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    """Median wall time of ``ansible-playbook ARGS`` over ``repeat`` runs."""
+    return best_of(
+        repeat, lambda: subprocess.run([PLAYBOOK, *args], cwd=ROOT, check=True, capture_output=True, env={**os.environ})
+    )
 
 
 def bench_size(nodes: int, repeat: int, per_host_limit: int, work: Path) -> dict[str, object]:

@@ -15,8 +15,6 @@ from ansible.template import trust_as_template
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory
 
-TOPOLOGY_FILES = ("topology.conf", "topology.yaml")
-
 
 class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type information
     """gpucluster.cluster.render_cluster_config"""
@@ -35,9 +33,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         except InventoryError as exc:
             raise AnsibleActionFail("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
 
-        wanted = ["slurm.conf", "gres.conf"]
-        wanted += ["topology.conf"] if config["topology_conf"] else []
-        wanted += ["topology.yaml"] if config["topology_yaml"] else []
+        wanted: list[str] = config["files"]
         variables = {**(task_vars or {}), "__cluster_config": config}
         templar = self._templar.copy_with_new_env(available_variables=variables)
 
@@ -57,9 +53,9 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
                 )
                 if not self._task.check_mode:
                     self._write(target, content, mode)
-        for name in TOPOLOGY_FILES:
+        for name in config["stale_files"]:
             stale = dest / name
-            if name not in wanted and stale.exists():
+            if stale.exists():
                 changed.append(f"removed {name}")
                 diffs.append(
                     {"before_header": str(stale), "after_header": "(absent)", "before": stale.read_text(), "after": ""}

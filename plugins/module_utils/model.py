@@ -80,6 +80,8 @@ class Partition:
     groups: tuple[str, ...]
     features: tuple[str, ...]
     hosts: tuple[str, ...]
+    # Node types the partition holds whole (named, or matched by a feature): they become NodeSets.
+    whole_types: tuple[str, ...] = ()
     default: bool = False
     state: str = "UP"
     max_time: str = ""
@@ -553,6 +555,7 @@ def _read_partitions(
         wanted_groups = reader.strings(body, "groups", where)
         wanted_features = reader.strings(body, "features", where)
         hosts: dict[str, None] = {}
+        whole: dict[str, None] = {}
         for type_name in wanted_types:
             node_type = by_name.get(type_name)
             if node_type is None:
@@ -561,6 +564,7 @@ def _read_partitions(
                     f"cluster_node_types (declared: {', '.join(by_name) or 'none'})"
                 )
                 continue
+            whole[node_type.name] = None
             hosts.update(dict.fromkeys(node_type.hosts))
         for group in wanted_groups:
             if group not in groups:
@@ -572,6 +576,7 @@ def _read_partitions(
             if not matching:
                 reader.error(f"{where}.features: no node type has feature '{feature}'")
             for node_type in matching:
+                whole[node_type.name] = None
                 hosts.update(dict.fromkeys(node_type.hosts))
         if not (wanted_types or wanted_groups or wanted_features):
             reader.error(f"{where}: names no nodes; set node_types, groups or features")
@@ -583,6 +588,7 @@ def _read_partitions(
                 groups=wanted_groups,
                 features=wanted_features,
                 hosts=tuple(hosts),
+                whole_types=tuple(whole),
                 default=reader.boolean(body, "default", where),
                 state=reader.string(body, "state", where, default="UP", choices=("UP", "DOWN", "DRAIN", "INACTIVE")),
                 max_time=reader.string(body, "max_time", where),

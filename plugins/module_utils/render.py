@@ -9,6 +9,8 @@ from .model import Cluster, InventoryError, build_cluster
 from .slurmconf import gres_lines, slurm_conf_sections
 from .topology import topology_conf, topology_yaml
 
+TOPOLOGY_FILES = ("topology.conf", "topology.yaml")
+
 
 def cluster_config(cluster: Cluster) -> dict[str, Any]:
     """The data behind slurm.conf, gres.conf and topology.conf/topology.yaml."""
@@ -16,13 +18,22 @@ def cluster_config(cluster: Cluster) -> dict[str, Any]:
     for node_type in cluster.node_types:
         gres += gres_lines(node_type)
     uses_yaml = cluster.release.topology_yaml
+    topology_conf_lines = [] if uses_yaml else topology_conf(cluster)
+    topology_yaml_data = topology_yaml(cluster) if uses_yaml else []
+    files = ["slurm.conf", "gres.conf"]
+    files += ["topology.conf"] if topology_conf_lines else []
+    files += ["topology.yaml"] if topology_yaml_data else []
     return {
         "name": cluster.name,
         "release": str(cluster.release),
         "slurm_conf": dict(slurm_conf_sections(cluster)),
         "gres_conf": gres,
-        "topology_conf": [] if uses_yaml else topology_conf(cluster),
-        "topology_yaml": topology_yaml(cluster) if uses_yaml else [],
+        "topology_conf": topology_conf_lines,
+        "topology_yaml": topology_yaml_data,
+        # The files this release reads, and the topology file it must not find (topology.yaml wins over
+        # topology.conf from 25.05, so a stale one would override the new one).
+        "files": files,
+        "stale_files": [name for name in TOPOLOGY_FILES if name not in files],
         "summary": {
             "nodes": len(cluster.compute),
             "gpus": sum(len(nt.hosts) * nt.gpu.count for nt in cluster.gpu_node_types if nt.gpu),

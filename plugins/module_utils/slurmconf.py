@@ -174,10 +174,7 @@ def partition_nodes(cluster: Cluster, partition: Partition) -> str:
     """Nodes= of a partition: NodeSets for whole node types, folded hosts for the rest."""
     names: list[str] = []
     covered: set[str] = set()
-    wanted_types = list(partition.node_types)
-    for feature in partition.features:
-        wanted_types += [nt.name for nt in cluster.node_types if feature == nt.name or feature in nt.features]
-    for type_name in dict.fromkeys(wanted_types):
+    for type_name in partition.whole_types:
         node_type = cluster.node_type(type_name)
         if node_type is not None:
             names.append(node_type.nodeset)

@@ -162,3 +162,16 @@ def test_every_compute_host_is_in_the_stanzas() -> None:
         for h in expand(line.split()[0].split("=", 1)[1])
     ]
     assert sorted(stanza_hosts) == sorted(valid_groups()["compute"])
+
+
+def test_files_follow_the_release() -> None:
+    conf = render()
+    assert conf["files"] == ["slurm.conf", "gres.conf", "topology.conf"]
+    assert conf["stale_files"] == ["topology.yaml"]
+    spec = valid_spec()
+    spec["slurm_release"] = "26.05"
+    conf = render(spec)
+    assert conf["files"] == ["slurm.conf", "gres.conf", "topology.yaml"]
+    assert conf["stale_files"] == ["topology.conf"]
+    spec["fabric"] = {}
+    assert render(spec)["stale_files"] == ["topology.conf", "topology.yaml"]
