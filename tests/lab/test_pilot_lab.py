@@ -12,46 +12,25 @@ import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-MOLECULE = ROOT / ".venv" / "bin" / "molecule"
+from tests.lab import molecule_run
+from tests.lab.molecule_run import SUITES, recap
+
 HOSTS = ("pilot-ctl01", "pilot-dbd01", "pilot-gpu01", "pilot-gpu02")
 
 pytestmark = pytest.mark.lab
 
-
-# Debian release of the lab image -> the Slurm release it ships.
-SUITES = {"trixie": "24.11", "bookworm": "22.05"}
 _suite = {"name": "trixie"}
 
 
-def molecule(*args: str, timeout: int = 1200) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
-        "NO_COLOR": "1",
-        "ANSIBLE_FORCE_COLOR": "0",
-        "PY_COLORS": "0",
-        "GPUCLUSTER_LAB_SUITE": _suite["name"],
-        "GPUCLUSTER_LAB_RELEASE": SUITES[_suite["name"]],
-    }
-    return subprocess.run(
-        [str(MOLECULE), *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env, check=False
-    )
+def molecule(*args: str) -> subprocess.CompletedProcess[str]:
+    return molecule_run.molecule(*args, suite=_suite["name"])
 
 
 def docker_exec(host: str, *command: str) -> str:
     return subprocess.run(["docker", "exec", host, *command], capture_output=True, text=True, check=True).stdout
-
-
-def recap(output: str) -> dict[str, dict[str, int]]:
-    hosts = {}
-    for host, counters in re.findall(r"^\W*(\S+)\s+:\s+(ok=\d+.*)$", output, re.M):
-        hosts[host] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", counters)}
-    return hosts
 
 
 @dataclass

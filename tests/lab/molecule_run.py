@@ -1,0 +1,37 @@
+"""Running Molecule for the lab tests: the venv's molecule, no colours, the lab image of one Debian suite."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MOLECULE = ROOT / ".venv" / "bin" / "molecule"
+
+# Debian release of the lab image -> the Slurm release it ships. Debian 13 is the lab's default.
+SUITES = {"trixie": "24.11", "bookworm": "22.05"}
+
+
+def molecule(*args: str, suite: str, cwd: Path = ROOT, timeout: int = 1200) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
+        "NO_COLOR": "1",
+        "ANSIBLE_FORCE_COLOR": "0",
+        "PY_COLORS": "0",
+        "GPUCLUSTER_LAB_SUITE": suite,
+        "GPUCLUSTER_LAB_RELEASE": SUITES[suite],
+    }
+    return subprocess.run(
+        [str(MOLECULE), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env, check=False
+    )
+
+
+def recap(output: str) -> dict[str, dict[str, int]]:
+    """PLAY RECAP counters per host of an ansible-playbook output."""
+    hosts = {}
+    for host, counters in re.findall(r"^\W*(\S+)\s+:\s+(ok=\d+.*)$", output, re.M):
+        hosts[host] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", counters)}
+    return hosts

@@ -1,0 +1,35 @@
+"""Each role's own Molecule scenario (roles/<role>/molecule/default), on Debian 13 and Debian 12.
+
+`molecule test`: create the all-in-one lab host (.config/molecule/config.yml), prepare it with the roles
+the role builds on, converge, converge again (Molecule's idempotence step fails on any change), verify
+behaviour, destroy.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.lab.molecule_run import ROOT, SUITES, molecule
+
+pytestmark = pytest.mark.lab
+
+ROLES = sorted(path.parents[2].name for path in (ROOT / "roles").glob("*/molecule/default/molecule.yml"))
+
+
+def test_every_role_has_a_scenario() -> None:
+    assert sorted(path.name for path in (ROOT / "roles").iterdir() if (path / "tasks").is_dir()) == ROLES
+
+
+@pytest.mark.parametrize("suite", list(SUITES))
+@pytest.mark.parametrize("role", ROLES)
+def test_role_scenario(role: str, suite: str) -> None:
+    if os.environ.get("GPUCLUSTER_SKIP_LAB") == "1":
+        pytest.skip("GPUCLUSTER_SKIP_LAB=1: the container lab was skipped on request")
+    result = molecule("test", suite=suite, cwd=Path(ROOT / "roles" / role))
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-8000:]
+    for step in ("converge", "idempotence", "verify"):
+        assert f"[default > {step}] Executed: Successful" in output, f"{step} did not run\n{output[-4000:]}"
