@@ -7,17 +7,26 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand, fold
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError, build_cluster
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import (
     config_from_inventory,
     inventory_errors,
 )
+from ansible_collections.gpucluster.cluster.plugins.module_utils.userview import user_view
 
 
 def cluster_config(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     """Validated config data for the slurm.conf, gres.conf and topology templates."""
     try:
         return config_from_inventory(spec, groups)
+    except InventoryError as exc:
+        raise AnsibleFilterError("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
+
+
+def cluster_user_view(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    """Partitions, GPU types, QOS and per-GPU requests as users see them (user guide, example scripts)."""
+    try:
+        return user_view(build_cluster(spec, groups))
     except InventoryError as exc:
         raise AnsibleFilterError("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
 
@@ -44,6 +53,7 @@ class FilterModule:
         return {
             "cluster_config": cluster_config,
             "cluster_errors": cluster_errors,
+            "cluster_user_view": cluster_user_view,
             "hostlist_fold": hostlist_fold,
             "hostlist_expand": hostlist_expand,
         }

@@ -1,0 +1,89 @@
+"""The cluster as its users see it: partitions, GPU types, QOS and the requests that fit a node.
+
+Feeds the site user guide and the example job scripts (the user_env role), so that both follow the
+inventory: a partition added, a node type changed or a QOS limit moved shows up in the guide and in the
+examples' #SBATCH lines at the next run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import fold
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import Cluster, NodeType, Partition
+from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import node_features
+
+
+def node_request(node_type: NodeType) -> dict[str, Any]:
+    """What one node of a type offers, and the per-GPU share of it a job should ask for."""
+    gpus = node_type.gpu.count if node_type.gpu else 0
+    return {
+        "name": node_type.name,
+        "nodes": len(node_type.hosts),
+        "cpus": node_type.cpus,
+        "memory_mb": node_type.real_memory_mb,
+        "features": node_features(node_type),
+        "gpu_type": node_type.gpu.type if node_type.gpu else "",
+        "gpus": gpus,
+        # One task per GPU: an equal share of cores and memory each (never zero).
+        "cpus_per_gpu": max(1, node_type.cpus // gpus) if gpus else 0,
+        "mem_per_gpu_mb": node_type.real_memory_mb // gpus if gpus else 0,
+    }
+
+
+def _partition(cluster: Cluster, partition: Partition) -> dict[str, Any]:
+    types = [nt for nt in cluster.node_types if set(nt.hosts) & set(partition.hosts)]
+    return {
+        "name": partition.name,
+        "default": partition.default,
+        "nodes": len(partition.hosts),
+        "hostlist": fold(partition.hosts),
+        "max_time": partition.max_time or "UNLIMITED",
+        "default_time": partition.default_time,
+        "qos": partition.qos,
+        "allow_qos": list(partition.allow_qos),
+        "preempt_mode": partition.preempt_mode,
+        "priority_tier": partition.priority_tier,
+        "gpus": sum(len(set(nt.hosts) & set(partition.hosts)) * (nt.gpu.count if nt.gpu else 0) for nt in types),
+        "node_types": [node_request(nt) for nt in types],
+    }
+
+
+def example_target(partitions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Partition and node type the examples are sized for: the default partition's first GPU node type,
+    else the first GPU node type of any partition, else the first node type (a CPU-only cluster)."""
+    ordered = sorted(partitions, key=lambda p: not p["default"])
+    for want_gpus in (True, False):
+        for partition in ordered:
+            for node_type in partition["node_types"]:
+                if bool(node_type["gpus"]) == want_gpus:
+                    return {"partition": partition["name"], **node_type}
+    return {}
+
+
+def user_view(cluster: Cluster) -> dict[str, Any]:
+    partitions = [_partition(cluster, p) for p in cluster.partitions]
+    gpu_types: dict[str, int] = {}
+    for node_type in cluster.gpu_node_types:
+        assert node_type.gpu is not None
+        gpu_types[node_type.gpu.type] = gpu_types.get(node_type.gpu.type, 0) + len(node_type.hosts) * node_type.gpu.count
+    return {
+        "cluster": cluster.name,
+        "release": str(cluster.release),
+        "login": list(cluster.login),
+        "partitions": partitions,
+        "gpu_types": dict(sorted(gpu_types.items())),
+        "qos": [
+            {
+                "name": q.name,
+                "priority": q.priority,
+                "preempt": list(q.preempt),
+                "max_wall": q.max_wall,
+                "limits": dict(q.limits),
+                "flags": list(q.flags),
+            }
+            for q in cluster.qos
+        ],
+        "preemption": cluster.scheduling.preempt_type != "none",
+        "example": example_target(partitions),
+    }

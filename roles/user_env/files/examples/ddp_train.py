@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Multi-node PyTorch DistributedDataParallel, one process per GPU, launched by srun (see ddp.sbatch).
+
+Ranks come from Slurm (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID); MASTER_ADDR/MASTER_PORT from the
+batch script. NCCL on GPUs; Gloo on CPUs when no GPU is visible. Checks an all-reduce, trains a small
+model for a few steps, and checkpoints so that a requeued job resumes (--checkpoint).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--checkpoint", type=Path, default=None)
+    args = parser.parse_args()
+
+    rank, world = int(os.environ["SLURM_PROCID"]), int(os.environ["SLURM_NTASKS"])
+    local_rank = int(os.environ.get("SLURM_LOCALID", "0"))
+    use_gpu = torch.cuda.is_available()
+    if use_gpu:
+        # Slurm's CUDA_VISIBLE_DEVICES lists the job's GPUs on this node; one per local rank.
+        torch.cuda.set_device(local_rank % torch.cuda.device_count())
+    device = torch.device("cuda") if use_gpu else torch.device("cpu")
+    dist.init_process_group(
+        "nccl" if use_gpu else "gloo",
+        init_method=f"tcp://{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']}",
+        rank=rank,
+        world_size=world,
+    )
+
+    total = torch.tensor([float(rank + 1)], device=device)
+    dist.all_reduce(total)
+    expected = world * (world + 1) / 2
+    print(f"rank {rank}/{world} on {socket.gethostname()}: all_reduce={total.item():g} expected={expected:g}", flush=True)
+    if total.item() != expected:
+        raise SystemExit(f"rank {rank}: all_reduce gave {total.item()}, expected {expected}")
+
+    torch.manual_seed(0)
+    model = DistributedDataParallel(torch.nn.Linear(16, 1).to(device), device_ids=[device.index] if use_gpu else None)
+    optimiser = torch.optim.SGD(model.parameters(), lr=0.05)
+    start = 0
+    if args.checkpoint and args.checkpoint.exists():
+        state = torch.load(args.checkpoint, map_location=device)
+        model.module.load_state_dict(state["model"])
+        optimiser.load_state_dict(state["optimiser"])
+        start = state["step"]
+        print(f"rank {rank}: resumed from step {start}", flush=True)
+    inputs = torch.randn(64, 16, device=device)
+    targets = inputs.sum(dim=1, keepdim=True)
+    loss = torch.tensor(0.0)
+    for step in range(start, args.steps):
+        optimiser.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(inputs), targets)
+        loss.backward()  # DDP all-reduces the gradients here
+        optimiser.step()
+        if args.checkpoint and rank == 0:
+            torch.save({"model": model.module.state_dict(), "optimiser": optimiser.state_dict(), "step": step + 1}, args.checkpoint)
+    if rank == 0:
+        print(f"trained {args.steps} steps on {world} ranks: loss {loss.item():.4f}", flush=True)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

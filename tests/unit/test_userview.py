@@ -1,0 +1,71 @@
+"""The users' view of the cluster: what the guide lists and what the example scripts request."""
+
+from __future__ import annotations
+
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_cluster
+from ansible_collections.gpucluster.cluster.plugins.module_utils.userview import user_view
+
+from .factory import valid_groups, valid_spec
+
+
+def test_partitions_list_their_nodes_limits_and_per_gpu_shares() -> None:
+    view = user_view(build_cluster(valid_spec(), valid_groups()))
+    gpu, cpu = view["partitions"]
+    assert (gpu["name"], gpu["default"], gpu["nodes"], gpu["hostlist"], gpu["max_time"], gpu["gpus"]) == (
+        "gpu",
+        True,
+        4,
+        "gpu[01-04]",
+        "1-00:00:00",
+        16,
+    )
+    # 2 sockets x 8 cores x 2 threads = 32 CPUs and 64000 MB over 4 GPUs.
+    assert gpu["node_types"] == [
+        {
+            "name": "h100",
+            "nodes": 4,
+            "cpus": 32,
+            "memory_mb": 64000,
+            "features": ["h100", "ib"],
+            "gpu_type": "h100",
+            "gpus": 4,
+            "cpus_per_gpu": 8,
+            "mem_per_gpu_mb": 16000,
+        }
+    ]
+    assert (cpu["max_time"], cpu["preempt_mode"], cpu["gpus"]) == ("UNLIMITED", "REQUEUE", 0)
+    assert view["gpu_types"] == {"h100": 16}
+    assert [q["name"] for q in view["qos"]] == ["normal", "high"]
+    assert view["qos"][1]["preempt"] == ["normal"]
+
+
+def test_examples_are_sized_for_the_default_partitions_gpu_nodes() -> None:
+    example = user_view(build_cluster(valid_spec(), valid_groups()))["example"]
+    assert (example["partition"], example["gpu_type"], example["gpus"], example["cpus_per_gpu"]) == ("gpu", "h100", 4, 8)
+
+
+def test_a_gpu_partition_wins_over_a_default_cpu_partition() -> None:
+    spec = valid_spec()
+    spec["partitions"][0]["default"] = False
+    spec["partitions"][1]["default"] = True
+    assert user_view(build_cluster(spec, valid_groups()))["example"]["partition"] == "gpu"
+
+
+def test_more_gpus_than_cores_still_asks_for_one_cpu_per_gpu() -> None:
+    spec = valid_spec()
+    spec["node_types"]["h100"].update(sockets=1, cores_per_socket=2, threads_per_core=1)
+    assert user_view(build_cluster(spec, valid_groups()))["example"]["cpus_per_gpu"] == 1
+
+
+def test_a_cluster_without_gpus_sizes_examples_on_cpu_nodes() -> None:
+    spec, groups = valid_spec(), valid_groups()
+    del spec["node_types"]["h100"]
+    spec["partitions"] = [spec["partitions"][1]]
+    spec["scheduling"] = {}
+    groups["compute"] = groups.pop("compute_cpu")
+    groups["compute_cpu"] = groups["compute"]
+    groups.pop("compute_h100")
+    groups["all"] = sorted(set(groups["all"]) - {f"gpu{i:02d}" for i in range(1, 5)})
+    view = user_view(build_cluster(spec, groups))
+    assert view["gpu_types"] == {}
+    assert (view["example"]["partition"], view["example"]["gpus"]) == ("cpu", 0)
