@@ -41,7 +41,12 @@ def test_partitions_list_their_nodes_limits_and_per_gpu_shares() -> None:
 
 def test_examples_are_sized_for_the_default_partitions_gpu_nodes() -> None:
     example = user_view(build_cluster(valid_spec(), valid_groups()))["example"]
-    assert (example["partition"], example["gpu_type"], example["gpus"], example["cpus_per_gpu"]) == ("gpu", "h100", 4, 8)
+    assert (example["partition"], example["gpu_type"], example["gpus"], example["cpus_per_gpu"]) == (
+        "gpu",
+        "h100",
+        4,
+        8,
+    )
 
 
 def test_a_gpu_partition_wins_over_a_default_cpu_partition() -> None:
