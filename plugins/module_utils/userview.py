@@ -49,6 +49,37 @@ def _partition(cluster: Cluster, partition: Partition) -> dict[str, Any]:
     }
 
 
+def slurm_minutes(text: str) -> int | None:
+    """Minutes of a Slurm time (M, M:S, H:M:S, D-H, D-H:M, D-H:M:S); None when unlimited or empty."""
+    if not text or text in ("UNLIMITED", "INFINITE"):
+        return None
+    days, _, clock = text.rpartition("-")
+    parts = [int(part) for part in clock.split(":")]
+    if days:
+        hours, minutes = parts[0], parts[1] if len(parts) > 1 else 0
+    elif len(parts) == 3:
+        hours, minutes = parts[0], parts[1]
+    else:
+        hours, minutes = 0, parts[0]
+    return (int(days or 0) * 24 + hours) * 60 + minutes
+
+
+def slurm_time(minutes: int) -> str:
+    days, rest = divmod(minutes, 24 * 60)
+    clock = f"{rest // 60:02d}:{rest % 60:02d}:00"
+    return f"{days}-{clock}" if days else clock
+
+
+# Time limits of the examples: short steps, a training run, a long self-requeueing run (minutes).
+EXAMPLE_MINUTES = {"short": 10, "train": 60, "long": 240}
+
+
+def example_times(max_time: str) -> dict[str, str]:
+    """The examples' time limits, each cut to the partition's MaxTime so that no example pends forever."""
+    limit = slurm_minutes(max_time)
+    return {name: slurm_time(m if limit is None else min(m, limit)) for name, m in EXAMPLE_MINUTES.items()}
+
+
 def example_target(partitions: list[dict[str, Any]]) -> dict[str, Any]:
     """Partition and node type the examples are sized for: the default partition's first GPU node type,
     else the first GPU node type of any partition, else the first node type (a CPU-only cluster)."""
@@ -57,7 +88,8 @@ def example_target(partitions: list[dict[str, Any]]) -> dict[str, Any]:
         for partition in ordered:
             for node_type in partition["node_types"]:
                 if bool(node_type["gpus"]) == want_gpus:
-                    return {"partition": partition["name"], **node_type}
+                    times = example_times("" if partition["max_time"] == "UNLIMITED" else partition["max_time"])
+                    return {"partition": partition["name"], "time": times, **node_type}
     return {}
 
 
@@ -66,7 +98,9 @@ def user_view(cluster: Cluster) -> dict[str, Any]:
     gpu_types: dict[str, int] = {}
     for node_type in cluster.gpu_node_types:
         assert node_type.gpu is not None
-        gpu_types[node_type.gpu.type] = gpu_types.get(node_type.gpu.type, 0) + len(node_type.hosts) * node_type.gpu.count
+        gpu_types[node_type.gpu.type] = (
+            gpu_types.get(node_type.gpu.type, 0) + len(node_type.hosts) * node_type.gpu.count
+        )
     return {
         "cluster": cluster.name,
         "release": str(cluster.release),

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_cluster
-from ansible_collections.gpucluster.cluster.plugins.module_utils.userview import user_view
+from ansible_collections.gpucluster.cluster.plugins.module_utils.userview import example_times, slurm_minutes, user_view
 
 from .factory import valid_groups, valid_spec
 
@@ -74,3 +75,25 @@ def test_a_cluster_without_gpus_sizes_examples_on_cpu_nodes() -> None:
     view = user_view(build_cluster(spec, groups))
     assert view["gpu_types"] == {}
     assert (view["example"]["partition"], view["example"]["gpus"]) == ("cpu", 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes"),
+    [
+        ("30", 30),
+        ("30:15", 30),
+        ("02:30:00", 150),
+        ("1-00", 1440),
+        ("1-02:30", 1590),
+        ("3-00:00:00", 4320),
+        ("UNLIMITED", None),
+    ],
+)
+def test_slurm_times(text: str, minutes: int | None) -> None:
+    assert slurm_minutes(text) == minutes
+
+
+def test_example_times_never_exceed_the_partition_limit() -> None:
+    assert example_times("00:10:00") == {"short": "00:10:00", "train": "00:10:00", "long": "00:10:00"}
+    assert example_times("2-00:00:00") == {"short": "00:10:00", "train": "01:00:00", "long": "04:00:00"}
+    assert example_times("") == {"short": "00:10:00", "train": "01:00:00", "long": "04:00:00"}
