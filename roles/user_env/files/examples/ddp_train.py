@@ -31,12 +31,15 @@ def main() -> None:
         # Slurm's CUDA_VISIBLE_DEVICES lists the job's GPUs on this node; one per local rank.
         torch.cuda.set_device(local_rank % torch.cuda.device_count())
     device = torch.device("cuda") if use_gpu else torch.device("cpu")
-    dist.init_process_group(
-        "nccl" if use_gpu else "gloo",
-        init_method=f"tcp://{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']}",
-        rank=rank,
-        world_size=world,
-    )
+    init_method = f"tcp://{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']}"
+    backend = "nccl" if use_gpu else "gloo"
+    try:
+        dist.init_process_group(backend, init_method=init_method, rank=rank, world_size=world)
+    except RuntimeError as exc:
+        # Builds without libuv (Debian's) need the older TCPStore backend.
+        if "libuv" not in str(exc):
+            raise
+        dist.init_process_group(backend, init_method=init_method + "?use_libuv=0", rank=rank, world_size=world)
 
     total = torch.tensor([float(rank + 1)], device=device)
     dist.all_reduce(total)
