@@ -44,7 +44,8 @@ def main() -> None:
     total = torch.tensor([float(rank + 1)], device=device)
     dist.all_reduce(total)
     expected = world * (world + 1) / 2
-    print(f"rank {rank}/{world} on {socket.gethostname()}: all_reduce={total.item():g} expected={expected:g}", flush=True)
+    host = socket.gethostname()
+    print(f"rank {rank}/{world} on {host}: all_reduce={total.item():g} expected={expected:g}", flush=True)
     if total.item() != expected:
         raise SystemExit(f"rank {rank}: all_reduce gave {total.item()}, expected {expected}")
 
@@ -67,7 +68,8 @@ def main() -> None:
         loss.backward()  # DDP all-reduces the gradients here
         optimiser.step()
         if args.checkpoint and rank == 0:
-            torch.save({"model": model.module.state_dict(), "optimiser": optimiser.state_dict(), "step": step + 1}, args.checkpoint)
+            state = {"model": model.module.state_dict(), "optimiser": optimiser.state_dict(), "step": step + 1}
+            torch.save(state, args.checkpoint)
     if rank == 0:
         print(f"trained {args.steps} steps on {world} ranks: loss {loss.item():.4f}", flush=True)
     dist.destroy_process_group()
