@@ -69,7 +69,10 @@ def main() -> None:
         optimiser.step()
         if args.checkpoint and rank == 0:
             state = {"model": model.module.state_dict(), "optimiser": optimiser.state_dict(), "step": step + 1}
-            torch.save(state, args.checkpoint)
+            # Write aside, then rename: a job killed mid-write (requeue, preemption) keeps the last good one.
+            partial = args.checkpoint.with_name(args.checkpoint.name + ".partial")
+            torch.save(state, partial)
+            os.replace(partial, args.checkpoint)
     if rank == 0:
         print(f"trained {args.steps} steps on {world} ranks: loss {loss.item():.4f}", flush=True)
     dist.destroy_process_group()
