@@ -88,7 +88,7 @@ def example_target(partitions: list[dict[str, Any]]) -> dict[str, Any]:
         for partition in ordered:
             for node_type in partition["node_types"]:
                 if bool(node_type["gpus"]) == want_gpus:
-                    times = example_times("" if partition["max_time"] == "UNLIMITED" else partition["max_time"])
+                    times = example_times(partition["max_time"])
                     return {"partition": partition["name"], "time": times, **node_type}
     return {}
 
