@@ -13,6 +13,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.render import (
     inventory_errors,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.userview import user_view
+from ansible_collections.gpucluster.cluster.plugins.module_utils.validate import GPU_CATALOGUE
 
 
 def cluster_config(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
@@ -29,6 +30,28 @@ def cluster_user_view(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str
         return user_view(build_cluster(spec, groups))
     except InventoryError as exc:
         raise AnsibleFilterError("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
+
+
+def cluster_node_gpu(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]], host: str) -> dict[str, Any]:
+    """The GPUs the inventory declares for one host (node type, GRES type, count, devices, detection);
+    empty when the host is not a compute node or its node type has no GPUs."""
+    try:
+        cluster = build_cluster(spec, groups)
+    except InventoryError as exc:
+        raise AnsibleFilterError("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
+    for node_type in cluster.node_types:
+        if host in node_type.hosts and node_type.gpu is not None:
+            gpu = node_type.gpu
+            return {
+                "node_type": node_type.name,
+                "type": gpu.type,
+                "count": gpu.count,
+                "devices": list(gpu.devices),
+                "autodetect": gpu.autodetect,
+                "nvml_name": gpu.nvml_name or GPU_CATALOGUE.get(gpu.type, ""),
+                "mig": gpu.mig,
+            }
+    return {}
 
 
 def cluster_errors(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> list[str]:
@@ -53,6 +76,7 @@ class FilterModule:
         return {
             "cluster_config": cluster_config,
             "cluster_errors": cluster_errors,
+            "cluster_node_gpu": cluster_node_gpu,
             "cluster_user_view": cluster_user_view,
             "hostlist_fold": hostlist_fold,
             "hostlist_expand": hostlist_expand,

@@ -1,0 +1,34 @@
+"""cluster_node_gpu: what the gpu role checks a host against comes from the same model as gres.conf."""
+
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpucluster.cluster.plugins.filter.cluster import cluster_node_gpu
+
+from tests.unit.factory import valid_groups, valid_spec
+
+
+def test_gpu_host_gets_its_node_types_gpus() -> None:
+    gpu = cluster_node_gpu(valid_spec(), valid_groups(), "gpu03")
+    assert gpu == {
+        "node_type": "h100",
+        "type": "h100",
+        "count": 4,
+        "devices": ["/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia2", "/dev/nvidia3"],
+        "autodetect": "off",
+        "nvml_name": "NVIDIA H100",
+        "mig": False,
+    }
+
+
+def test_cpu_node_and_controller_get_nothing() -> None:
+    assert cluster_node_gpu(valid_spec(), valid_groups(), "cpu01") == {}
+    assert cluster_node_gpu(valid_spec(), valid_groups(), "ctl01") == {}
+
+
+def test_invalid_inventory_is_refused_with_its_errors() -> None:
+    spec = valid_spec()
+    spec["node_types"]["h100"]["gpu"]["count"] = 0
+    with pytest.raises(AnsibleFilterError, match="invalid cluster inventory"):
+        cluster_node_gpu(spec, valid_groups(), "gpu01")
