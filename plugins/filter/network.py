@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import netaddr
+from ansible.errors import AnsibleFilterError
 
 
 def cidr(network: str, netmask: str) -> str:
@@ -13,8 +14,25 @@ def cidr(network: str, netmask: str) -> str:
     return str(netaddr.IPNetwork(f"{network}/{netmask}").cidr)
 
 
+def same_host_in(address: str, network: str) -> str:
+    """The address with the same host part in another network, as fabric IP plans do:
+    '192.168.1.23', '10.20.0.0/16' -> '10.20.1.23/16'."""
+    try:
+        net = netaddr.IPNetwork(network)
+        host_bits = int(netaddr.IPAddress(address)) & int(net.hostmask)
+    except (netaddr.AddrFormatError, ValueError, TypeError) as exc:
+        raise AnsibleFilterError(f"same_host_in: {exc}") from exc
+    result = netaddr.IPAddress(int(net.network) | host_bits, net.version)
+    if net.size > 2 and result in (net.network, net.broadcast):
+        raise AnsibleFilterError(
+            f"same_host_in: {address} maps to {result}, the network or broadcast address of {network}; "
+            "use a larger network or set the address explicitly"
+        )
+    return f"{result}/{net.prefixlen}"
+
+
 class FilterModule:
     """gpucluster.cluster network filters."""
 
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"cidr": cidr}
+        return {"cidr": cidr, "same_host_in": same_host_in}

@@ -1,0 +1,26 @@
+"""IP math of the network filters (netaddr)."""
+
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.gpucluster.cluster.plugins.filter.network import same_host_in
+
+
+def test_fabric_address_keeps_the_host_part() -> None:
+    assert same_host_in("192.168.1.23", "10.20.0.0/16") == "10.20.1.23/16"
+    assert same_host_in("172.17.0.2", "10.20.0.0/16") == "10.20.0.2/16"
+    assert same_host_in("10.1.7.200", "10.30.4.0/22") == "10.30.7.200/22"
+
+
+def test_network_or_broadcast_address_is_refused() -> None:
+    with pytest.raises(AnsibleFilterError, match="network or broadcast"):
+        same_host_in("192.168.1.0", "10.20.0.0/24")
+    with pytest.raises(AnsibleFilterError, match="network or broadcast"):
+        same_host_in("192.168.1.255", "10.20.0.0/24")
+
+
+def test_bad_input_names_the_filter() -> None:
+    with pytest.raises(AnsibleFilterError, match="same_host_in"):
+        same_host_in("not-an-ip", "10.20.0.0/16")
