@@ -113,6 +113,31 @@ def _accounting_settings(cluster: Cluster) -> dict[str, Any]:
     }
 
 
+# Which daemon runs each kind of script, hence which hosts get the files.
+SCRIPT_HOSTS = {
+    "prolog": "compute",
+    "epilog": "compute",
+    "prolog_slurmctld": "controllers",
+    "epilog_slurmctld": "controllers",
+}
+
+
+def job_script_files(cluster: Cluster) -> list[dict[str, Any]]:
+    """The prolog/epilog files to install: per kind, its directory, the hosts that run it and the files in
+    list order (NN-name, since Slurm runs a glob's matches in sorted order)."""
+    result = []
+    for kind, (_key, directory) in SCRIPT_DIRS.items():
+        sources: tuple[str, ...] = getattr(cluster.job_scripts, kind)
+        if not sources:
+            continue
+        files = [
+            {"src": src, "dest": f"{directory}/{10 * (i + 1):02d}-{src.rstrip('/').rsplit('/', 1)[-1]}"}
+            for i, src in enumerate(sources)
+        ]
+        result.append({"kind": kind, "dir": directory, "hosts": SCRIPT_HOSTS[kind], "files": files})
+    return result
+
+
 def _script_settings(cluster: Cluster) -> dict[str, Any]:
     scripts = cluster.job_scripts
     settings: dict[str, Any] = {}

@@ -175,3 +175,39 @@ def test_files_follow_the_release() -> None:
     assert conf["stale_files"] == ["topology.conf"]
     spec["fabric"] = {}
     assert render(spec)["stale_files"] == ["topology.conf", "topology.yaml"]
+
+
+def test_job_scripts_in_list_order_on_the_hosts_that_run_them() -> None:
+    spec = valid_spec()
+    spec["job_scripts"] = {
+        "prolog": ["job-env", "/srv/site/scratch-setup.sh"],
+        "epilog": ["gpu-clean"],
+        "prolog_slurmctld": ["/srv/site/quota-check"],
+    }
+    config = cluster_config(build_cluster(spec, valid_groups()))
+    assert config["job_scripts"] == [
+        {
+            "kind": "prolog",
+            "dir": "/etc/slurm/prolog.d",
+            "hosts": "compute",
+            "files": [
+                {"src": "job-env", "dest": "/etc/slurm/prolog.d/10-job-env"},
+                {"src": "/srv/site/scratch-setup.sh", "dest": "/etc/slurm/prolog.d/20-scratch-setup.sh"},
+            ],
+        },
+        {
+            "kind": "epilog",
+            "dir": "/etc/slurm/epilog.d",
+            "hosts": "compute",
+            "files": [{"src": "gpu-clean", "dest": "/etc/slurm/epilog.d/10-gpu-clean"}],
+        },
+        {
+            "kind": "prolog_slurmctld",
+            "dir": "/etc/slurm/prolog_slurmctld.d",
+            "hosts": "controllers",
+            "files": [{"src": "/srv/site/quota-check", "dest": "/etc/slurm/prolog_slurmctld.d/10-quota-check"}],
+        },
+    ]
+    settings = merged_settings(build_cluster(spec, valid_groups()))
+    assert settings["Prolog"] == "/etc/slurm/prolog.d/*"
+    assert settings["Epilog"] == "/etc/slurm/epilog.d/*"

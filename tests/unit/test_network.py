@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from ansible.errors import AnsibleFilterError
-
 from ansible_collections.gpucluster.cluster.plugins.filter.network import same_host_in
 
 
