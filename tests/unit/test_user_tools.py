@@ -2,29 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.machinery
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pytest
 
-BIN = Path(__file__).resolve().parents[2] / "roles" / "user_env" / "files" / "bin"
+from tests.helpers.tools import load_tool
 
-
-def load(name: str) -> ModuleType:
-    loader = importlib.machinery.SourceFileLoader(name.replace("-", "_"), str(BIN / name))
-    spec = importlib.util.spec_from_loader(loader.name, loader)
-    assert spec
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[loader.name] = module  # dataclasses look their module up
-    loader.exec_module(module)
-    return module
-
-
-hostfile = load("slurm-hostfile")
-jobeff = load("jobeff")
+hostfile = load_tool("user_env", "slurm-hostfile", subdir="bin")
+jobeff = load_tool("user_env", "jobeff", subdir="bin")
 
 
 def test_tasks_per_node_expands_slurms_compressed_form() -> None:
