@@ -32,26 +32,34 @@ def cluster_user_view(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str
         raise AnsibleFilterError("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
 
 
-def cluster_node_gpu(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]], host: str) -> dict[str, Any]:
-    """The GPUs the inventory declares for one host (node type, GRES type, count, devices, detection);
-    empty when the host is not a compute node or its node type has no GPUs."""
+def cluster_node_gpus(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, dict[str, Any]]:
+    """The GPUs the inventory declares, per GPU host (node type, GRES type, count, devices, detection):
+    computed once per play, each host reads its own entry."""
     try:
         cluster = build_cluster(spec, groups)
     except InventoryError as exc:
         raise AnsibleFilterError("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
+    result: dict[str, dict[str, Any]] = {}
     for node_type in cluster.node_types:
-        if host in node_type.hosts and node_type.gpu is not None:
-            gpu = node_type.gpu
-            return {
-                "node_type": node_type.name,
-                "type": gpu.type,
-                "count": gpu.count,
-                "devices": list(gpu.devices),
-                "autodetect": gpu.autodetect,
-                "nvml_name": gpu.nvml_name or GPU_CATALOGUE.get(gpu.type, ""),
-                "mig": gpu.mig,
-            }
-    return {}
+        gpu = node_type.gpu
+        if gpu is None:
+            continue
+        entry = {
+            "node_type": node_type.name,
+            "type": gpu.type,
+            "count": gpu.count,
+            "devices": list(gpu.devices),
+            "autodetect": gpu.autodetect,
+            "nvml_name": gpu.nvml_name or GPU_CATALOGUE.get(gpu.type, ""),
+            "mig": gpu.mig,
+        }
+        result.update(dict.fromkeys(node_type.hosts, entry))
+    return result
+
+
+def cluster_node_gpu(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]], host: str) -> dict[str, Any]:
+    """One host's entry of cluster_node_gpus; empty when it is not a GPU compute node."""
+    return cluster_node_gpus(spec, groups).get(host, {})
 
 
 def cluster_errors(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> list[str]:
@@ -77,6 +85,7 @@ class FilterModule:
             "cluster_config": cluster_config,
             "cluster_errors": cluster_errors,
             "cluster_node_gpu": cluster_node_gpu,
+            "cluster_node_gpus": cluster_node_gpus,
             "cluster_user_view": cluster_user_view,
             "hostlist_fold": hostlist_fold,
             "hostlist_expand": hostlist_expand,
