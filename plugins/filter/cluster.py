@@ -12,6 +12,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.render import (
     config_from_inventory,
     inventory_errors,
 )
+from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import host_job_scripts
 from ansible_collections.gpucluster.cluster.plugins.module_utils.userview import user_view
 from ansible_collections.gpucluster.cluster.plugins.module_utils.validate import GPU_CATALOGUE
 
@@ -62,6 +63,13 @@ def cluster_node_gpu(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]
     return cluster_node_gpus(spec, groups).get(host, {})
 
 
+def cluster_host_job_scripts(
+    kinds: Sequence[Mapping[str, Any]], group_names: Sequence[str], sample_dir: str
+) -> dict[str, list[Any]]:
+    """The script directories and {src, dest} files of one host, from cluster_config's job_scripts."""
+    return host_job_scripts(kinds, group_names, sample_dir)
+
+
 def cluster_errors(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> list[str]:
     """Every validation error of the inventory; empty when it is valid."""
     return inventory_errors(spec, groups)
@@ -84,6 +92,7 @@ class FilterModule:
         return {
             "cluster_config": cluster_config,
             "cluster_errors": cluster_errors,
+            "cluster_host_job_scripts": cluster_host_job_scripts,
             "cluster_node_gpu": cluster_node_gpu,
             "cluster_node_gpus": cluster_node_gpus,
             "cluster_user_view": cluster_user_view,

@@ -176,6 +176,28 @@ class JobScripts:
 
 
 @dataclass(frozen=True, slots=True)
+class Mount:
+    """A file system the node health check expects mounted, with the free space it must keep."""
+
+    path: str
+    fstype: str = ""
+    min_free_percent: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class HealthCheck:
+    """HealthCheckProgram settings and what the program checks on every slurmd node."""
+
+    interval: int = 300
+    node_state: tuple[str, ...] = ("ANY",)
+    mounts: tuple[Mount, ...] = ()
+    services: tuple[str, ...] = ("munge",)
+    min_free_memory_mb: int = 0
+    rdma_active_ports: int = 0
+    gpu: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class Cluster:
     """The whole cluster as the generators see it."""
 
@@ -193,6 +215,7 @@ class Cluster:
     accounting_enforce: tuple[str, ...] = ()
     accounting_tres: tuple[str, ...] = ()
     job_scripts: JobScripts = field(default_factory=JobScripts)
+    health_check: HealthCheck = field(default_factory=HealthCheck)
     fabric: Fabric = field(default_factory=Fabric)
     slurm_config: tuple[tuple[str, Any], ...] = ()
     configless: bool = True
@@ -383,6 +406,8 @@ JOB_SCRIPT_KEYS = (
     "task_epilog",
     "prolog_flags",
 )
+HEALTH_CHECK_KEYS = ("interval", "node_state", "mounts", "services", "min_free_memory_mb", "rdma_active_ports", "gpu")
+MOUNT_KEYS = ("path", "fstype", "min_free_percent")
 SPEC_KEYS = (
     "name",
     "slurm_release",
@@ -392,6 +417,7 @@ SPEC_KEYS = (
     "scheduling",
     "accounting",
     "job_scripts",
+    "health_check",
     "fabric",
     "slurm_config",
     "configless",
@@ -463,6 +489,7 @@ def _read_cluster(reader: _Reader, spec: Mapping[str, Any], groups: Mapping[str,
         accounting_enforce=reader.strings(accounting, "enforce", "cluster_accounting"),
         accounting_tres=reader.strings(accounting, "tres", "cluster_accounting"),
         job_scripts=_read_job_scripts(reader, spec.get("job_scripts")),
+        health_check=_read_health_check(reader, spec.get("health_check")),
         fabric=fabric,
         slurm_config=tuple((str(k), v) for k, v in slurm_config.items()),
         configless=reader.boolean(spec, "configless", "cluster_configless", default=True),
@@ -682,6 +709,43 @@ def _read_job_scripts(reader: _Reader, raw: Any) -> JobScripts:
         task_prolog=reader.string(data, "task_prolog", where),
         task_epilog=reader.string(data, "task_epilog", where),
         prolog_flags=reader.strings(data, "prolog_flags", where),
+    )
+
+
+def _read_health_check(reader: _Reader, raw: Any) -> HealthCheck:
+    where = "cluster_health_check"
+    data = reader.mapping(raw, where)
+    reader.unknown_keys(data, HEALTH_CHECK_KEYS, where)
+    defaults = HealthCheck()
+    mounts: list[Mount] = []
+    raw_mounts = data.get("mounts") or []
+    if not isinstance(raw_mounts, list):
+        reader.error(
+            f"{where}.mounts: expected a list of paths or {{path, fstype, min_free_percent}}, got {_kind(raw_mounts)}"
+        )
+        raw_mounts = []
+    for index, item in enumerate(raw_mounts):
+        item_where = f"{where}.mounts[{index}]"
+        body = {"path": item} if isinstance(item, str) else reader.mapping(item, item_where)
+        reader.unknown_keys(body, MOUNT_KEYS, item_where)
+        path = reader.string(body, "path", item_where)
+        if not path.startswith("/"):
+            reader.error(f"{item_where}.path: {path!r} is not an absolute path; give the mount point, e.g. /home")
+            continue
+        free = reader.integer(body, "min_free_percent", item_where, default=0, maximum=99)
+        mounts.append(Mount(path.rstrip("/") or "/", reader.string(body, "fstype", item_where), free or 0))
+    interval = reader.integer(data, "interval", where, default=defaults.interval, maximum=86400)
+    memory = reader.integer(data, "min_free_memory_mb", where, default=0)
+    ports = reader.integer(data, "rdma_active_ports", where, default=0, maximum=64)
+    services = reader.strings(data, "services", where) if "services" in data else defaults.services
+    return HealthCheck(
+        interval=defaults.interval if interval is None else interval,
+        node_state=tuple(s.upper() for s in reader.strings(data, "node_state", where)) or defaults.node_state,
+        mounts=tuple(mounts),
+        services=services,
+        min_free_memory_mb=memory or 0,
+        rdma_active_ports=ports or 0,
+        gpu=reader.boolean(data, "gpu", where, default=True),
     )
 
 

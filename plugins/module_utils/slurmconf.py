@@ -6,7 +6,7 @@ list (split only when the fold is very long) plus one NodeSet; partitions name N
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .hostlist import fold, fold_chunks
@@ -19,6 +19,9 @@ SCRIPT_DIRS = {
     "prolog_slurmctld": ("PrologSlurmctld", "/etc/slurm/prolog_slurmctld.d"),
     "epilog_slurmctld": ("EpilogSlurmctld", "/etc/slurm/epilog_slurmctld.d"),
 }
+# The node health program (roles/cluster/files/gpucluster-node-health) and its settings file.
+HEALTH_CHECK_PROGRAM = "/usr/local/sbin/gpucluster-node-health"
+HEALTH_CHECK_CONFIG = "/etc/gpucluster/node-health.json"
 PRIORITY_WEIGHT_KEYS = {
     "age": "PriorityWeightAge",
     "assoc": "PriorityWeightAssoc",
@@ -78,6 +81,7 @@ def default_settings(cluster: Cluster) -> dict[str, Any]:
     settings.update(_priority_settings(cluster))
     settings.update(_accounting_settings(cluster))
     settings.update(_script_settings(cluster))
+    settings.update(_health_settings(cluster))
     return settings
 
 
@@ -123,19 +127,32 @@ SCRIPT_HOSTS = {
 
 
 def job_script_files(cluster: Cluster) -> list[dict[str, Any]]:
-    """The prolog/epilog files to install: per kind, its directory, the hosts that run it and the files in
-    list order (NN-name, since Slurm runs a glob's matches in sorted order)."""
+    """The prolog/epilog files to install: per kind (every kind, so that hosts can clean up a dropped one),
+    its directory, the hosts that run it and the files in list order (NN-name, since Slurm runs a glob's
+    matches in sorted order)."""
     result = []
     for kind, (_key, directory) in SCRIPT_DIRS.items():
         sources: tuple[str, ...] = getattr(cluster.job_scripts, kind)
-        if not sources:
-            continue
         files = [
             {"src": src, "dest": f"{directory}/{10 * (i + 1):02d}-{src.rstrip('/').rsplit('/', 1)[-1]}"}
             for i, src in enumerate(sources)
         ]
         result.append({"kind": kind, "dir": directory, "hosts": SCRIPT_HOSTS[kind], "files": files})
     return result
+
+
+def host_job_scripts(
+    kinds: Sequence[Mapping[str, Any]], host_groups: Sequence[str], sample_dir: str
+) -> dict[str, list[Any]]:
+    """One host's share of job_script_files(): the directories its daemon reads and the files to copy there,
+    a source without a slash being one of the samples in sample_dir."""
+    mine = [kind for kind in kinds if kind["hosts"] in host_groups]
+    files = [
+        {"src": f["src"] if "/" in f["src"] else f"{sample_dir.rstrip('/')}/{f['src']}", "dest": f["dest"]}
+        for kind in mine
+        for f in kind["files"]
+    ]
+    return {"dirs": [kind["dir"] for kind in mine], "files": files}
 
 
 def _script_settings(cluster: Cluster) -> dict[str, Any]:
@@ -148,6 +165,36 @@ def _script_settings(cluster: Cluster) -> dict[str, Any]:
     settings["TaskEpilog"] = scripts.task_epilog or None
     settings["PrologFlags"] = list(scripts.prolog_flags) or None
     return settings
+
+
+def _health_settings(cluster: Cluster) -> dict[str, Any]:
+    health = cluster.health_check
+    if health.interval == 0:
+        return {}
+    return {
+        "HealthCheckProgram": HEALTH_CHECK_PROGRAM,
+        "HealthCheckInterval": health.interval,
+        "HealthCheckNodeState": list(health.node_state),
+    }
+
+
+def health_check_config(cluster: Cluster) -> dict[str, Any]:
+    """What the node health program checks (the per-host file adds the node's name)."""
+    health = cluster.health_check
+    return {
+        "enabled": health.interval > 0,
+        "program": HEALTH_CHECK_PROGRAM,
+        "config": HEALTH_CHECK_CONFIG,
+        "checks": {
+            "mounts": [
+                {"path": m.path, "fstype": m.fstype, "min_free_percent": m.min_free_percent} for m in health.mounts
+            ],
+            "services": list(health.services),
+            "min_free_memory_mb": health.min_free_memory_mb,
+            "rdma_active_ports": health.rdma_active_ports,
+            "gpu": health.gpu,
+        },
+    }
 
 
 def merged_settings(cluster: Cluster) -> dict[str, Any]:

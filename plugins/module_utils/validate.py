@@ -65,7 +65,12 @@ MODEL_OWNED_KEYS: dict[str, str] = {
     "accountingstorageenforce": "cluster_accounting.enforce",
     "preempttype": "cluster_scheduling.preempt.type",
     "preemptmode": "cluster_scheduling.preempt.mode",
+    "healthcheckprogram": "cluster_health_check (the program is the project's node health check)",
+    "healthcheckinterval": "cluster_health_check.interval",
+    "healthchecknodestate": "cluster_health_check.node_state",
 }
+# HealthCheckNodeState words; START_ONLY arrived in 23.02.
+HEALTH_NODE_STATES = frozenset({"ALLOC", "ANY", "CYCLE", "IDLE", "MIXED", "NONDRAINED_IDLE", "START_ONLY"})
 MAX_FOLDED_LIST = 200
 
 Rule = Callable[[Cluster], list[str]]
@@ -451,6 +456,31 @@ def check_job_scripts(cluster: Cluster) -> list[str]:
     return errors
 
 
+def check_health_check(cluster: Cluster) -> list[str]:
+    errors = []
+    health = cluster.health_check
+    where = "cluster_health_check"
+    unknown = [state for state in health.node_state if state not in HEALTH_NODE_STATES]
+    if unknown:
+        errors.append(f"{where}.node_state: {', '.join(unknown)} not one of {', '.join(sorted(HEALTH_NODE_STATES))}")
+    if health.node_state == ("CYCLE",):
+        errors.append(f"{where}.node_state: CYCLE only spreads the runs; name the states too, e.g. [ANY, CYCLE]")
+    if "START_ONLY" in health.node_state and not cluster.release.at_least("23.02"):
+        errors.append(f"{where}.node_state: START_ONLY needs Slurm 23.02 or later (cluster is {cluster.release})")
+    if 0 < health.interval < 10:
+        errors.append(
+            f"{where}.interval: {health.interval} s would run the check almost continuously on every node; "
+            "use 0 (off) or at least 10 (sites use 300-600)"
+        )
+    for path, count in Counter(mount.path for mount in health.mounts).items():
+        if count > 1:
+            errors.append(f"{where}.mounts: {path} is listed {count} times; keep one entry per mount point")
+    bad = [name for name in health.services if not re.fullmatch(r"[A-Za-z0-9@._:-]+", name)]
+    if bad:
+        errors.append(f"{where}.services: {', '.join(map(repr, bad))} are not systemd unit names")
+    return errors
+
+
 def check_slurm_config(cluster: Cluster) -> list[str]:
     errors = []
     for key, value in cluster.slurm_config:
@@ -610,6 +640,7 @@ RULES: tuple[Rule, ...] = (
     check_qos,
     check_scheduling,
     check_job_scripts,
+    check_health_check,
     check_slurm_config,
     check_fabric,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_cluster
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import cluster_config
-from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import merged_settings
+from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import host_job_scripts, merged_settings
 from ansible_collections.gpucluster.cluster.plugins.module_utils.topology import (
     block_layout,
     dragonfly_switches,
@@ -207,7 +207,49 @@ def test_job_scripts_in_list_order_on_the_hosts_that_run_them() -> None:
             "hosts": "controllers",
             "files": [{"src": "/srv/site/quota-check", "dest": "/etc/slurm/prolog_slurmctld.d/10-quota-check"}],
         },
+        {"kind": "epilog_slurmctld", "dir": "/etc/slurm/epilog_slurmctld.d", "hosts": "controllers", "files": []},
+    ]
+    compute = host_job_scripts(config["job_scripts"], ["all", "compute", "compute_h100"], "/role/files/job_scripts/")
+    assert compute == {
+        "dirs": ["/etc/slurm/prolog.d", "/etc/slurm/epilog.d"],
+        "files": [
+            {"src": "/role/files/job_scripts/job-env", "dest": "/etc/slurm/prolog.d/10-job-env"},
+            {"src": "/srv/site/scratch-setup.sh", "dest": "/etc/slurm/prolog.d/20-scratch-setup.sh"},
+            {"src": "/role/files/job_scripts/gpu-clean", "dest": "/etc/slurm/epilog.d/10-gpu-clean"},
+        ],
+    }
+    controller = host_job_scripts(config["job_scripts"], ["controllers"], "/role/files/job_scripts")
+    assert controller["dirs"] == ["/etc/slurm/prolog_slurmctld.d", "/etc/slurm/epilog_slurmctld.d"]
+    assert controller["files"] == [
+        {"src": "/srv/site/quota-check", "dest": "/etc/slurm/prolog_slurmctld.d/10-quota-check"}
     ]
     settings = merged_settings(build_cluster(spec, valid_groups()))
     assert settings["Prolog"] == "/etc/slurm/prolog.d/*"
     assert settings["Epilog"] == "/etc/slurm/epilog.d/*"
+
+
+def test_health_check_settings_and_checks() -> None:
+    spec = valid_spec()
+    settings = merged_settings(build_cluster(spec, valid_groups()))
+    assert settings["HealthCheckProgram"] == "/usr/local/sbin/gpucluster-node-health"
+    assert (settings["HealthCheckInterval"], settings["HealthCheckNodeState"]) == (300, ["ANY"])
+    spec["health_check"] = {
+        "interval": 600,
+        "node_state": ["idle", "cycle"],
+        "mounts": ["/home", {"path": "/scratch/", "fstype": "xfs", "min_free_percent": 5}],
+        "services": ["munge", "nvidia-persistenced"],
+        "min_free_memory_mb": 4096,
+    }
+    cluster = build_cluster(spec, valid_groups())
+    assert merged_settings(cluster)["HealthCheckNodeState"] == ["IDLE", "CYCLE"]
+    checks = cluster_config(cluster)["health_check"]["checks"]
+    assert checks["mounts"] == [
+        {"path": "/home", "fstype": "", "min_free_percent": 0},
+        {"path": "/scratch", "fstype": "xfs", "min_free_percent": 5},
+    ]
+    assert checks["services"] == ["munge", "nvidia-persistenced"]
+    assert checks["min_free_memory_mb"] == 4096
+    spec["health_check"] = {"interval": 0}
+    cluster = build_cluster(spec, valid_groups())
+    assert "HealthCheckProgram" not in merged_settings(cluster)
+    assert cluster_config(cluster)["health_check"]["enabled"] is False

@@ -199,6 +199,33 @@ CASES: list[tuple[str, Mutation, str]] = [
     ),
     ("duplicate prolog names", _set("job_scripts", {"prolog": ["a/gpu.sh", "b/gpu.sh"]}), "two scripts named 'gpu.sh'"),
     ("relative task prolog", _set("job_scripts", {"task_prolog": "env.sh"}), "must be an absolute path"),
+    ("health check unknown key", _set("health_check", {"every": 300}), "cluster_health_check: unknown key 'every'"),
+    (
+        "health check node state",
+        _set("health_check", {"node_state": ["BUSY"]}),
+        "cluster_health_check.node_state: BUSY not one of",
+    ),
+    ("health check cycle alone", _set("health_check", {"node_state": "CYCLE"}), "name the states too"),
+    ("health check interval tiny", _set("health_check", {"interval": 2}), "interval: 2 s would run the check"),
+    ("health check interval text", _set("health_check", {"interval": "5min"}), "interval: expected an integer"),
+    ("health mount relative", _set("health_check", {"mounts": ["home"]}), "'home' is not an absolute path"),
+    ("health mount twice", _set("health_check", {"mounts": ["/home", "/home/"]}), "/home is listed 2 times"),
+    (
+        "health mount free percent",
+        _set("health_check", {"mounts": [{"path": "/scratch", "min_free_percent": 100}]}),
+        "cluster_health_check.mounts[0].min_free_percent: 100 is out of range 0..99",
+    ),
+    (
+        "health START_ONLY on 22.05",
+        lambda s, g: (s.update(slurm_release="22.05", health_check={"node_state": ["START_ONLY"]}), s.pop("fabric")),
+        "START_ONLY needs Slurm 23.02",
+    ),
+    ("health service name", _set("health_check", {"services": ["munge; reboot"]}), "are not systemd unit names"),
+    (
+        "health_check program in slurm_config",
+        _set("slurm_config", {"HealthCheckProgram": "/usr/sbin/nhc"}),
+        "cluster_slurm_config.HealthCheckProgram: written by the model",
+    ),
     ("tree without switches", _set("fabric", {"topology": "tree"}), "tree, but no switches"),
     (
         "switch cycle",
