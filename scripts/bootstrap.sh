@@ -34,4 +34,17 @@ if [[ ! -x .venv/bin/python || "$(cat .venv/.req-hash 2>/dev/null)" != "$req_has
   .venv/bin/pip install -q -r requirements.txt
   echo "$req_hash" > .venv/.req-hash
 fi
+# promtool and amtool: the tests check the alert rules, the generated Prometheus and Alertmanager
+# configurations and the dashboards' queries with them. Taken out of Debian's packages; no service installed.
+if [[ ! -x .venv/bin/promtool || ! -x .venv/bin/amtool ]]; then
+  log "extracting promtool and amtool from Debian's prometheus packages"
+  tmp=$(mktemp -d)
+  if ! (cd "$tmp" && apt-get download prometheus prometheus-alertmanager >/dev/null 2>&1); then
+    apt-get update -o Acquire::Retries=2 >/dev/null 2>&1 || true
+    (cd "$tmp" && apt-get download prometheus prometheus-alertmanager >/dev/null)
+  fi
+  for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "$tmp/root"; done
+  install -m 0755 "$tmp/root/usr/bin/promtool" "$tmp/root/usr/bin/amtool" .venv/bin/
+  rm -rf "$tmp"
+fi
 log "ready"

@@ -1,0 +1,57 @@
+"""Filters that turn the inventory into Prometheus and Alertmanager configuration, through the cluster model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError, build_cluster
+from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring import (
+    alertmanager_config,
+    alertmanager_errors,
+    prometheus_config,
+)
+
+
+def monitoring_prometheus_config(
+    spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]], settings: Mapping[str, Any]
+) -> dict[str, Any]:
+    """prometheus.yml as data: scrape jobs for every exporter the inventory places. settings: monitoring_hosts,
+    ports (exporter -> port), dcgm (scrape the DCGM exporter), scrape_interval, evaluation_interval."""
+    try:
+        cluster = build_cluster(spec, groups)
+    except InventoryError as exc:
+        raise AnsibleFilterError("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
+    return prometheus_config(
+        cluster,
+        list(settings["monitoring_hosts"]),
+        ports=settings.get("ports") or {},
+        dcgm=bool(settings.get("dcgm")),
+        scrape_interval=str(settings.get("scrape_interval", "30s")),
+        evaluation_interval=str(settings.get("evaluation_interval", "30s")),
+    )
+
+
+def monitoring_alertmanager_errors(route: Any, receivers: Any) -> list[str]:
+    return alertmanager_errors(route, receivers)
+
+
+def monitoring_alertmanager_config(
+    route: Mapping[str, Any], receivers: Sequence[Mapping[str, Any]], inhibit_rules: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    errors = alertmanager_errors(route, receivers)
+    if errors:
+        raise AnsibleFilterError("invalid Alertmanager settings:\n- " + "\n- ".join(errors))
+    return alertmanager_config(route, receivers, inhibit_rules)
+
+
+class FilterModule:
+    """gpucluster.cluster monitoring filters."""
+
+    def filters(self) -> dict[str, Callable[..., Any]]:
+        return {
+            "monitoring_prometheus_config": monitoring_prometheus_config,
+            "monitoring_alertmanager_errors": monitoring_alertmanager_errors,
+            "monitoring_alertmanager_config": monitoring_alertmanager_config,
+        }

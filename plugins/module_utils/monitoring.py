@@ -1,0 +1,135 @@
+"""Prometheus and Alertmanager configuration from the cluster model.
+
+Scrape targets follow the inventory's groups: node_exporter on every host (compute nodes labelled with
+their node type), the Slurm exporter on the controllers, mysqld_exporter on the accounting hosts, the DCGM
+exporter on GPU nodes where it runs, Prometheus and Alertmanager on the monitoring hosts. Targets are the
+inventory names (the names Slurm uses), and `instance` is the bare name so that node_exporter, DCGM and
+Slurm series of one node join on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .model import Cluster
+
+DEFAULT_PORTS = {"node": 9100, "slurm": 9341, "mysqld": 9104, "dcgm": 9400, "prometheus": 9090, "alertmanager": 9093}
+# instance = the host name without the port.
+INSTANCE_RELABEL = [{"source_labels": ["__address__"], "regex": "([^:]+):\\d+", "target_label": "instance"}]
+
+
+def _targets(hosts: Sequence[str], port: int) -> list[str]:
+    return [f"{host}:{port}" for host in dict.fromkeys(hosts)]
+
+
+def _job(name: str, groups: list[tuple[Sequence[str], Mapping[str, str]]], port: int) -> dict[str, Any] | None:
+    static = [
+        {"targets": _targets(hosts, port), **({"labels": dict(labels)} if labels else {})}
+        for hosts, labels in groups
+        if hosts
+    ]
+    if not static:
+        return None
+    return {"job_name": name, "static_configs": static, "relabel_configs": INSTANCE_RELABEL}
+
+
+def scrape_configs(
+    cluster: Cluster, monitoring_hosts: Sequence[str], ports: Mapping[str, int], dcgm: bool
+) -> list[dict[str, Any]]:
+    """One job per exporter; compute nodes in one static group per node type (O(node types) entries)."""
+    port = {**DEFAULT_PORTS, **ports}
+    compute = set(cluster.compute)
+    service_hosts = [
+        h
+        for h in (*cluster.controllers, *cluster.dbd, *cluster.login, *cluster.storage, *monitoring_hosts)
+        if h not in compute
+    ]
+    node_groups: list[tuple[Sequence[str], Mapping[str, str]]] = [(service_hosts, {})]
+    node_groups += [(nt.hosts, {"node_type": nt.name}) for nt in cluster.node_types]
+    gpu_groups: list[tuple[Sequence[str], Mapping[str, str]]] = [
+        (nt.hosts, {"node_type": nt.name, "gpu_type": nt.gpu.type}) for nt in cluster.gpu_node_types if nt.gpu
+    ]
+    jobs = [
+        _job("node", node_groups, port["node"]),
+        _job("slurm", [(cluster.controllers, {})], port["slurm"]),
+        _job("mysqld", [(cluster.dbd, {})], port["mysqld"]),
+        _job("dcgm", gpu_groups if dcgm else [], port["dcgm"]),
+        _job("prometheus", [(monitoring_hosts, {})], port["prometheus"]),
+        _job("alertmanager", [(monitoring_hosts, {})], port["alertmanager"]),
+    ]
+    return [job for job in jobs if job]
+
+
+def prometheus_config(
+    cluster: Cluster,
+    monitoring_hosts: Sequence[str],
+    *,
+    ports: Mapping[str, int] | None = None,
+    dcgm: bool = False,
+    scrape_interval: str = "30s",
+    evaluation_interval: str = "30s",
+) -> dict[str, Any]:
+    """prometheus.yml: global settings with the cluster as external label, Alertmanagers, rules, scrapes."""
+    port = {**DEFAULT_PORTS, **(ports or {})}
+    return {
+        "global": {
+            "scrape_interval": scrape_interval,
+            "evaluation_interval": evaluation_interval,
+            "external_labels": {"cluster": cluster.name},
+        },
+        "alerting": {
+            "alertmanagers": [{"static_configs": [{"targets": _targets(monitoring_hosts, port["alertmanager"])}]}]
+        },
+        "rule_files": ["rules/*.yml"],
+        "scrape_configs": scrape_configs(cluster, monitoring_hosts, port, dcgm),
+    }
+
+
+def _route_receivers(route: Mapping[str, Any]) -> list[str]:
+    names = [str(route["receiver"])] if route.get("receiver") else []
+    for child in route.get("routes") or []:
+        if isinstance(child, Mapping):
+            names += _route_receivers(child)
+    return names
+
+
+def alertmanager_errors(route: Any, receivers: Any) -> list[str]:
+    """Problems of monitoring_alertmanager_route/receivers, each naming the variable and the fix."""
+    errors = []
+    if not isinstance(receivers, list) or not receivers:
+        return [
+            "monitoring_alertmanager_receivers: give a list with at least one receiver ({name: ..., <type>_configs})"
+        ]
+    names = []
+    for index, receiver in enumerate(receivers):
+        if not isinstance(receiver, Mapping) or not receiver.get("name"):
+            errors.append(f"monitoring_alertmanager_receivers[{index}]: a receiver needs a name")
+            continue
+        names.append(str(receiver["name"]))
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        errors.append(
+            f"monitoring_alertmanager_receivers: {', '.join(duplicates)} declared twice; names must be unique"
+        )
+    if not isinstance(route, Mapping) or not route.get("receiver"):
+        errors.append("monitoring_alertmanager_route: the top route needs a receiver (the default for every alert)")
+        return errors
+    unknown = [name for name in _route_receivers(route) if name not in names]
+    if unknown:
+        errors.append(
+            f"monitoring_alertmanager_route: receiver {', '.join(sorted(set(unknown)))} is not in "
+            f"monitoring_alertmanager_receivers ({', '.join(names)}); add it there or fix the name"
+        )
+    return errors
+
+
+def alertmanager_config(
+    route: Mapping[str, Any], receivers: Sequence[Mapping[str, Any]], inhibit_rules: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """alertmanager.yml; a node that is down does not also page for what runs on it."""
+    return {
+        "route": {"group_by": ["alertname", "cluster"], **route},
+        "receivers": list(receivers),
+        "inhibit_rules": list(inhibit_rules),
+    }

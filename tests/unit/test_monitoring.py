@@ -1,0 +1,194 @@
+"""Monitoring: the generated Prometheus and Alertmanager configurations, the alert rules and the dashboards,
+each checked by the tool that will read it (promtool, amtool) and by what it must contain."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_cluster
+from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring import (
+    alertmanager_config,
+    alertmanager_errors,
+    prometheus_config,
+)
+
+from scripts import dashboards
+from tests.helpers.tools import ROOT, load_tool
+
+from .factory import valid_groups, valid_spec
+
+ROLE = ROOT / "roles" / "monitoring"
+DATA = Path(__file__).parent / "data"
+# Where Grafana substitutes its variables, the checks put a value of the same kind.
+GRAFANA_VARIABLES = {"$__rate_interval": "5m", "$node": ".*", "${datasource}": ""}
+
+
+def tool(name: str) -> str:
+    path = shutil.which(name)
+    assert path, f"{name} not on PATH: scripts/bootstrap.sh installs it into .venv/bin"
+    return path
+
+
+def run(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, capture_output=True, text=True, check=False, cwd=cwd)
+
+
+def _config(dcgm: bool = True) -> dict[str, Any]:
+    cluster = build_cluster(valid_spec(), valid_groups())
+    return prometheus_config(cluster, ["mon01"], ports={"slurm": 9341}, dcgm=dcgm)
+
+
+def test_scrape_jobs_follow_the_inventory() -> None:
+    config = _config()
+    jobs = {job["job_name"]: job["static_configs"] for job in config["scrape_configs"]}
+    assert sorted(jobs) == ["alertmanager", "dcgm", "mysqld", "node", "prometheus", "slurm"]
+    node_groups = {json.dumps(group.get("labels", {})): group["targets"] for group in jobs["node"]}
+    assert node_groups["{}"] == ["ctl01:9100", "dbd01:9100", "login01:9100", "nfs01:9100", "mon01:9100"]
+    assert node_groups['{"node_type": "h100"}'] == [f"gpu0{i}:9100" for i in range(1, 5)]
+    assert node_groups['{"node_type": "cpu"}'] == ["cpu01:9100", "cpu02:9100"]
+    assert jobs["slurm"] == [{"targets": ["ctl01:9341"]}]
+    assert jobs["mysqld"] == [{"targets": ["dbd01:9104"]}]
+    assert jobs["dcgm"] == [
+        {"targets": [f"gpu0{i}:9400" for i in range(1, 5)], "labels": {"node_type": "h100", "gpu_type": "h100"}}
+    ]
+    assert config["global"]["external_labels"] == {"cluster": "lab"}
+    assert config["alerting"]["alertmanagers"][0]["static_configs"][0]["targets"] == ["mon01:9093"]
+    assert "dcgm" not in [job["job_name"] for job in _config(dcgm=False)["scrape_configs"]]
+
+
+def test_prometheus_accepts_the_generated_config_and_the_rules(tmp_path: Path) -> None:
+    (tmp_path / "rules").mkdir()
+    shutil.copy(ROLE / "files" / "rules" / "gpucluster.yml", tmp_path / "rules" / "gpucluster.yml")
+    (tmp_path / "prometheus.yml").write_text(yaml.safe_dump(_config()))
+    result = run(tool("promtool"), "check", "config", str(tmp_path / "prometheus.yml"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "SUCCESS: 13 rules found" in result.stdout + result.stderr
+    # The instance label is the bare host name: node_exporter, DCGM and Slurm series of one node join on it.
+    relabel = _config()["scrape_configs"][0]["relabel_configs"][0]
+    host = re.fullmatch(relabel["regex"], "gpu01:9100")
+    assert host is not None and host.group(1) == "gpu01"
+
+
+def test_alert_rules_fire_when_they_should() -> None:
+    result = run(tool("promtool"), "test", "rules", "rules_test.yml", cwd=DATA)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rules = yaml.safe_load((ROLE / "files" / "rules" / "gpucluster.yml").read_text())
+    alerts = {rule["alert"] for group in rules["groups"] for rule in group["rules"]}
+    tested = set(re.findall(r"alertname: (\w+)", (DATA / "rules_test.yml").read_text()))
+    assert alerts == tested, f"alerts without a test: {sorted(alerts - tested)}"
+
+
+RECEIVERS = [
+    {"name": "hpc-oncall", "webhook_configs": [{"url": "http://alerts.example.org/hook"}]},
+    {"name": "hpc-mail", "email_configs": [{"to": "hpc@example.org"}]},
+]
+
+
+@pytest.mark.parametrize(
+    ("route", "receivers", "message"),
+    [
+        ({"receiver": "hpc-oncall"}, [], "monitoring_alertmanager_receivers: give a list with at least one receiver"),
+        (
+            {"receiver": "hpc-oncall"},
+            [{"webhook_configs": []}],
+            "monitoring_alertmanager_receivers[0]: a receiver needs a name",
+        ),
+        ({"receiver": "x"}, [{"name": "x"}, {"name": "x"}], "x declared twice"),
+        ({}, RECEIVERS, "the top route needs a receiver"),
+        (
+            {"receiver": "hpc-oncall", "routes": [{"matchers": ["severity=warning"], "receiver": "hpc-email"}]},
+            RECEIVERS,
+            "receiver hpc-email is not in monitoring_alertmanager_receivers (hpc-oncall, hpc-mail)",
+        ),
+    ],
+)
+def test_bad_alertmanager_settings_are_named(route: Any, receivers: Any, message: str) -> None:
+    errors = alertmanager_errors(route, receivers)
+    assert any(message in error for error in errors), errors
+
+
+def test_alertmanager_accepts_the_generated_config(tmp_path: Path) -> None:
+    route = {"receiver": "hpc-oncall", "routes": [{"matchers": ["severity=warning"], "receiver": "hpc-mail"}]}
+    assert alertmanager_errors(route, RECEIVERS) == []
+    inhibit = [
+        {"source_matchers": ["alertname=NodeDown"], "target_matchers": ["severity=warning"], "equal": ["instance"]}
+    ]
+    config = alertmanager_config(route, RECEIVERS, inhibit)
+    config["global"] = {"smtp_smarthost": "mail.example.org:25", "smtp_from": "slurm@example.org"}
+    (tmp_path / "alertmanager.yml").write_text(yaml.safe_dump(config))
+    result = run(tool("amtool"), "check-config", str(tmp_path / "alertmanager.yml"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 receivers" in result.stdout
+
+
+def _dashboards() -> dict[str, dict[str, Any]]:
+    files = sorted((ROLE / "files" / "dashboards").glob("*.json"))
+    assert [f.name for f in files] == ["gpucluster-gpus.json", "gpucluster-overview.json", "gpucluster-scheduler.json"]
+    return {f.name: json.loads(f.read_text()) for f in files}
+
+
+def _exprs() -> list[str]:
+    return [t["expr"] for board in _dashboards().values() for p in board["panels"] for t in p["targets"]]
+
+
+def test_dashboards_are_what_the_generator_writes() -> None:
+    assert dashboards.main(["--check"]) == 0, "run python3 scripts/dashboards.py"
+
+
+def test_dashboards_are_valid_grafana_json() -> None:
+    boards = _dashboards()
+    assert len({b["uid"] for b in boards.values()}) == len(boards)
+    for name, board in boards.items():
+        assert board["schemaVersion"] >= 36 and board["title"], name
+        assert board["templating"]["list"][0] == {
+            "name": "datasource",
+            "label": "Prometheus",
+            "type": "datasource",
+            "query": "prometheus",
+            "current": {},
+        }
+        ids = [p["id"] for p in board["panels"]]
+        assert len(ids) == len(set(ids)), f"{name}: duplicate panel ids"
+        cells: set[tuple[int, int]] = set()
+        for panel in board["panels"]:
+            grid = panel["gridPos"]
+            assert grid["x"] >= 0 and grid["x"] + grid["w"] <= 24, f"{name}/{panel['title']} leaves the 24 columns"
+            area = {(grid["x"] + dx, grid["y"] + dy) for dx in range(grid["w"]) for dy in range(grid["h"])}
+            assert not cells & area, f"{name}/{panel['title']} overlaps another panel"
+            cells |= area
+            assert panel["datasource"] == {"type": "prometheus", "uid": "${datasource}"}
+            assert panel["targets"] and all(t["expr"] and t["refId"] for t in panel["targets"])
+
+
+def test_dashboard_queries_parse(tmp_path: Path) -> None:
+    exprs = []
+    for query in _exprs():
+        for variable, value in GRAFANA_VARIABLES.items():
+            query = query.replace(variable, value)  # noqa: PLW2901
+        exprs.append(query)
+    rules = {
+        "groups": [
+            {"name": "dashboards", "rules": [{"record": f"dashboard:q{i}", "expr": e} for i, e in enumerate(exprs)]}
+        ]
+    }
+    (tmp_path / "queries.yml").write_text(yaml.safe_dump(rules))
+    result = run(tool("promtool"), "check", "rules", str(tmp_path / "queries.yml"))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_dashboards_use_only_metrics_the_slurm_exporter_serves() -> None:
+    exporter = load_tool("monitoring", "gpucluster-slurm-exporter")
+    from tests.unit.test_slurm_exporter import FakeSlurm
+
+    served = set(re.findall(r"^(slurm_\w+)", exporter.collect(FakeSlurm()), re.MULTILINE))
+    used = {m for expr in _exprs() for m in re.findall(r"\b(slurm_\w+)", expr)}
+    rules = (ROLE / "files" / "rules" / "gpucluster.yml").read_text()
+    used |= set(re.findall(r"\b(slurm_\w+)", rules))
+    assert used <= served, f"not served by the exporter: {sorted(used - served)}"
