@@ -126,6 +126,11 @@ SCRIPT_HOSTS = {
 }
 
 
+def script_program(directory: str) -> str:
+    """The dispatcher slurm.conf names for a script directory: /etc/slurm/prolog runs /etc/slurm/prolog.d/*."""
+    return directory.removesuffix(".d")
+
+
 def job_script_files(cluster: Cluster) -> list[dict[str, Any]]:
     """The prolog/epilog files to install: per kind (every kind, so that hosts can clean up a dropped one),
     its directory, the hosts that run it and the files in list order (NN-name, since Slurm runs a glob's
@@ -137,22 +142,31 @@ def job_script_files(cluster: Cluster) -> list[dict[str, Any]]:
             {"src": src, "dest": f"{directory}/{10 * (i + 1):02d}-{src.rstrip('/').rsplit('/', 1)[-1]}"}
             for i, src in enumerate(sources)
         ]
-        result.append({"kind": kind, "dir": directory, "hosts": SCRIPT_HOSTS[kind], "files": files})
+        result.append(
+            {
+                "kind": kind,
+                "dir": directory,
+                "program": script_program(directory),
+                "hosts": SCRIPT_HOSTS[kind],
+                "files": files,
+            }
+        )
     return result
 
 
 def host_job_scripts(
     kinds: Sequence[Mapping[str, Any]], host_groups: Sequence[str], sample_dir: str
 ) -> dict[str, list[Any]]:
-    """One host's share of job_script_files(): the directories its daemon reads and the files to copy there,
-    a source without a slash being one of the samples in sample_dir."""
+    """One host's share of job_script_files(): the directories its daemon reads, their dispatchers and the
+    files to copy there, a source without a slash being one of the samples in sample_dir."""
     mine = [kind for kind in kinds if kind["hosts"] in host_groups]
+    programs = [kind["program"] for kind in mine]
     files = [
         {"src": f["src"] if "/" in f["src"] else f"{sample_dir.rstrip('/')}/{f['src']}", "dest": f["dest"]}
         for kind in mine
         for f in kind["files"]
     ]
-    return {"dirs": [kind["dir"] for kind in mine], "files": files}
+    return {"dirs": [kind["dir"] for kind in mine], "programs": programs, "files": files}
 
 
 def _script_settings(cluster: Cluster) -> dict[str, Any]:
@@ -160,7 +174,7 @@ def _script_settings(cluster: Cluster) -> dict[str, Any]:
     settings: dict[str, Any] = {}
     for kind, (key, directory) in SCRIPT_DIRS.items():
         if getattr(scripts, kind):
-            settings[key] = f"{directory}/*"
+            settings[key] = script_program(directory)
     settings["TaskProlog"] = scripts.task_prolog or None
     settings["TaskEpilog"] = scripts.task_epilog or None
     settings["PrologFlags"] = list(scripts.prolog_flags) or None

@@ -189,6 +189,7 @@ def test_job_scripts_in_list_order_on_the_hosts_that_run_them() -> None:
         {
             "kind": "prolog",
             "dir": "/etc/slurm/prolog.d",
+            "program": "/etc/slurm/prolog",
             "hosts": "compute",
             "files": [
                 {"src": "job-env", "dest": "/etc/slurm/prolog.d/10-job-env"},
@@ -198,20 +199,29 @@ def test_job_scripts_in_list_order_on_the_hosts_that_run_them() -> None:
         {
             "kind": "epilog",
             "dir": "/etc/slurm/epilog.d",
+            "program": "/etc/slurm/epilog",
             "hosts": "compute",
             "files": [{"src": "gpu-clean", "dest": "/etc/slurm/epilog.d/10-gpu-clean"}],
         },
         {
             "kind": "prolog_slurmctld",
             "dir": "/etc/slurm/prolog_slurmctld.d",
+            "program": "/etc/slurm/prolog_slurmctld",
             "hosts": "controllers",
             "files": [{"src": "/srv/site/quota-check", "dest": "/etc/slurm/prolog_slurmctld.d/10-quota-check"}],
         },
-        {"kind": "epilog_slurmctld", "dir": "/etc/slurm/epilog_slurmctld.d", "hosts": "controllers", "files": []},
+        {
+            "kind": "epilog_slurmctld",
+            "dir": "/etc/slurm/epilog_slurmctld.d",
+            "program": "/etc/slurm/epilog_slurmctld",
+            "hosts": "controllers",
+            "files": [],
+        },
     ]
     compute = host_job_scripts(config["job_scripts"], ["all", "compute", "compute_h100"], "/role/files/job_scripts/")
     assert compute == {
         "dirs": ["/etc/slurm/prolog.d", "/etc/slurm/epilog.d"],
+        "programs": ["/etc/slurm/prolog", "/etc/slurm/epilog"],
         "files": [
             {"src": "/role/files/job_scripts/job-env", "dest": "/etc/slurm/prolog.d/10-job-env"},
             {"src": "/srv/site/scratch-setup.sh", "dest": "/etc/slurm/prolog.d/20-scratch-setup.sh"},
@@ -224,8 +234,10 @@ def test_job_scripts_in_list_order_on_the_hosts_that_run_them() -> None:
         {"src": "/srv/site/quota-check", "dest": "/etc/slurm/prolog_slurmctld.d/10-quota-check"}
     ]
     settings = merged_settings(build_cluster(spec, valid_groups()))
-    assert settings["Prolog"] == "/etc/slurm/prolog.d/*"
-    assert settings["Epilog"] == "/etc/slurm/epilog.d/*"
+    assert settings["Prolog"] == "/etc/slurm/prolog"
+    assert settings["Epilog"] == "/etc/slurm/epilog"
+    assert settings["PrologSlurmctld"] == "/etc/slurm/prolog_slurmctld"
+    assert "EpilogSlurmctld" not in settings
 
 
 def test_health_check_settings_and_checks() -> None:
