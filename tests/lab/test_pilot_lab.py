@@ -97,6 +97,10 @@ def test_secrets_never_reach_the_verbose_log(lab: Lab) -> None:
     assert "ESTABLISH DOCKER CONNECTION" in lab.converge_log  # it is the -vvv log
     assert key not in lab.converge_log and key[:64] not in lab.converge_log
     assert password.group(1) not in lab.converge_log
+    exporter_cnf = docker_exec("pilot-dbd01", "cat", "/etc/prometheus/mysqld-exporter.cnf")
+    exporter_password = re.search(r"^password=(.+)$", exporter_cnf, re.M)
+    assert exporter_password and len(exporter_password.group(1)) == 32
+    assert exporter_password.group(1) not in lab.converge_log
 
 
 def test_secret_files_are_private_and_the_key_is_the_same_everywhere(lab: Lab) -> None:
@@ -105,6 +109,8 @@ def test_secret_files_are_private_and_the_key_is_the_same_everywhere(lab: Lab) -
     for host in HOSTS:
         assert docker_exec(host, "stat", "-c", "%a %U", "/etc/munge/munge.key").strip() == "400 munge"
     assert docker_exec("pilot-dbd01", "stat", "-c", "%a %U", "/etc/slurm/slurmdbd.conf").strip() == "600 slurm"
+    for path in ("/etc/prometheus/mysqld-exporter.cnf", "/etc/prometheus/alertmanager.yml"):
+        assert docker_exec("pilot-dbd01", "stat", "-c", "%a %U %G", path).strip() == "640 root prometheus", path
     users = {host: docker_exec(host, "id", "-u", "munge").strip() for host in HOSTS}
     assert set(users.values()) == {"64031"}, users
 
@@ -119,3 +125,9 @@ def test_bad_inventory_stops_before_any_host_is_changed(lab: Lab) -> None:
     assert "compute hosts pilot-gpu[01-02] are in no partition" in result.stdout
     assert not any(host in recap(result.stdout) for host in HOSTS), "a managed host ran a task"
     assert docker_exec("pilot-ctl01", "sha256sum", "/etc/slurm/slurm.conf") == before
+    result = molecule(
+        "converge", "-s", "pilot", "--", "-e", '{"monitoring_alertmanager_route": {"receiver": "nobody"}}'
+    )
+    assert result.returncode != 0
+    assert "receiver nobody is not in monitoring_alertmanager_receivers (hpc-oncall, hpc-tickets)" in result.stdout
+    assert not any(host in recap(result.stdout) for host in HOSTS), "a managed host ran a task"

@@ -1,0 +1,157 @@
+"""MariaDB Galera under slurmdbd: the preflight that must pass before slurmdbd starts, and the choice of
+the node that bootstraps a fully stopped cluster.
+
+Both work on what the nodes report (SHOW GLOBAL VARIABLES / STATUS, grastate.dat, `mysqld --wsrep-recover`),
+so that a module can gather it and the decision stays a pure, tested function.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+GIB = 1024**3
+MIB = 1024**2
+# Galera refuses write sets above 2 GiB; slurmdbd's schema conversion streams fragments of
+# min(wsrep_max_ws_size, 128 MiB), and purges/archives in 50,000-row transactions.
+MAX_WS_SIZE = 2 * GIB - 1
+MIN_WS_SIZE = 1 * GIB
+
+
+@dataclass(frozen=True)
+class PreflightLimits:
+    """SchedMD's accounting.shtml figures; the lab lowers the buffer pool."""
+
+    min_buffer_pool: int = 4 * GIB
+    min_lock_wait_timeout: int = 900
+    min_max_allowed_packet: int = 16 * MIB
+    min_ws_size: int = MIN_WS_SIZE
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def node_errors(host: str, variables: Mapping[str, str], limits: PreflightLimits) -> list[str]:
+    """What is wrong with one node's settings for slurmdbd, each naming the setting and the fix."""
+    v = {key.lower(): str(value) for key, value in variables.items()}
+    errors = []
+    if v.get("wsrep_on", "").upper() != "ON":
+        errors.append(f"{host}: wsrep_on is {v.get('wsrep_on', 'unset')}; this is not a Galera node")
+        return errors
+    provider = re.match(r"(\d+)\.(\d+)", v.get("wsrep_provider_version", ""))
+    if not provider or (int(provider.group(1)), int(provider.group(2))) < (26, 4):
+        errors.append(
+            f"{host}: wsrep_provider_version {v.get('wsrep_provider_version', 'unset')} is not Galera 4 (26.4+); "
+            "slurmdbd's schema conversion needs Galera 4 streaming replication"
+        )
+    ws = _int(v.get("wsrep_max_ws_size"))
+    if ws is None or ws < limits.min_ws_size:
+        errors.append(
+            f"{host}: wsrep_max_ws_size {ws} is below {limits.min_ws_size}; large slurmdbd transactions "
+            f"(purge, archive, conversion) would be refused - set it to {MAX_WS_SIZE}"
+        )
+    elif ws > MAX_WS_SIZE:
+        errors.append(f"{host}: wsrep_max_ws_size {ws} is above Galera's limit {MAX_WS_SIZE}")
+    if v.get("innodb_snapshot_isolation", "OFF").upper() == "ON":
+        errors.append(
+            f"{host}: innodb_snapshot_isolation is ON (MariaDB 11.6.2+ default) and slurmdbd stops on it; "
+            "set innodb_snapshot_isolation=OFF"
+        )
+    checks = (
+        ("innodb_buffer_pool_size", limits.min_buffer_pool),
+        ("innodb_lock_wait_timeout", limits.min_lock_wait_timeout),
+        ("max_allowed_packet", limits.min_max_allowed_packet),
+    )
+    for name, minimum in checks:
+        value = _int(v.get(name))
+        if value is None or value < minimum:
+            errors.append(f"{host}: {name} is {value}, SchedMD asks for at least {minimum}")
+    if v.get("binlog_format", "ROW").upper() != "ROW":
+        errors.append(f"{host}: binlog_format is {v['binlog_format']}; Galera replicates ROW only")
+    if v.get("innodb_autoinc_lock_mode", "2") != "2":
+        errors.append(f"{host}: innodb_autoinc_lock_mode is {v['innodb_autoinc_lock_mode']}; Galera needs 2")
+    return errors
+
+
+def preflight_errors(nodes: Mapping[str, Mapping[str, str]], limits: PreflightLimits = PreflightLimits()) -> list[str]:
+    """Every node's problems, then the cluster's: the same write-set limit everywhere, every node in the
+    primary component and synced."""
+    errors = [error for host, variables in nodes.items() for error in node_errors(host, variables, limits)]
+    sizes = {
+        host: {k.lower(): v for k, v in variables.items()}.get("wsrep_max_ws_size") for host, variables in nodes.items()
+    }
+    if len(set(sizes.values())) > 1:
+        listed = ", ".join(f"{host}={size}" for host, size in sizes.items())
+        errors.append(
+            f"wsrep_max_ws_size differs between nodes ({listed}); a write set one node accepts another refuses"
+        )
+    for host, variables in nodes.items():
+        v = {k.lower(): str(val) for k, val in variables.items()}
+        if v.get("wsrep_on", "").upper() != "ON":
+            continue
+        if v.get("wsrep_cluster_status", "Primary") != "Primary":
+            errors.append(f"{host}: wsrep_cluster_status is {v['wsrep_cluster_status']}, not Primary (no quorum)")
+        if v.get("wsrep_local_state_comment", "Synced") != "Synced":
+            errors.append(f"{host}: wsrep_local_state_comment is {v['wsrep_local_state_comment']}, not Synced")
+        size = _int(v.get("wsrep_cluster_size"))
+        if size is not None and size != len(nodes):
+            errors.append(f"{host}: wsrep_cluster_size is {size}, the inventory has {len(nodes)} Galera nodes")
+    return errors
+
+
+@dataclass(frozen=True)
+class NodeState:
+    """A stopped node's replication position: grastate.dat, and `mysqld --wsrep-recover` when its seqno is -1."""
+
+    uuid: str
+    seqno: int
+    safe_to_bootstrap: bool
+
+
+def parse_grastate(text: str) -> NodeState:
+    fields = dict(re.findall(r"^(\w+):\s*(\S*)\s*$", text, re.MULTILINE))
+    seqno = _int(fields.get("seqno"))
+    return NodeState(
+        uuid=fields.get("uuid", ""),
+        seqno=-1 if seqno is None else seqno,
+        safe_to_bootstrap=fields.get("safe_to_bootstrap") == "1",
+    )
+
+
+def recovered_position(log: str) -> tuple[str, int] | None:
+    """'WSREP: Recovered position: <uuid>:<seqno>' from `mysqld --wsrep-recover`'s log."""
+    found = re.findall(r"Recovered position:\s*([0-9a-f-]{36}):(-?\d+)", log)
+    return (found[-1][0], int(found[-1][1])) if found else None
+
+
+def bootstrap_node(states: Mapping[str, NodeState], order: Sequence[str]) -> tuple[str | None, list[str]]:
+    """The node to bootstrap a fully stopped cluster from: the one marked safe_to_bootstrap, else the one
+    with the highest seqno (the inventory's order breaks ties). Refuses nodes of different clusters and
+    a cluster whose positions are unknown."""
+    errors = []
+    uuids = {
+        state.uuid for state in states.values() if state.uuid and state.uuid != "00000000-0000-0000-0000-000000000000"
+    }
+    if len(uuids) > 1:
+        listed = ", ".join(f"{host}={state.uuid}" for host, state in states.items())
+        errors.append(f"the nodes belong to different Galera clusters ({listed}); fix the inventory or the data")
+        return None, errors
+    safe = [host for host in order if host in states and states[host].safe_to_bootstrap]
+    if len(safe) == 1:
+        return safe[0], []
+    if len(safe) > 1:
+        errors.append(f"{', '.join(safe)} are all marked safe_to_bootstrap; only the last node to stop may be")
+        return None, errors
+    known = {host: state.seqno for host, state in states.items() if state.seqno >= 0}
+    if not known:
+        errors.append(
+            "no node knows its position (seqno -1 everywhere and no recovered position); run mysqld --wsrep-recover"
+        )
+        return None, errors
+    best = max(known.values())
+    return next(host for host in order if known.get(host) == best), []
