@@ -35,3 +35,13 @@ def recap(output: str) -> dict[str, dict[str, int]]:
     for host, counters in re.findall(r"^\W*(\S+)\s+:\s+(ok=\d+.*)$", output, re.M):
         hosts[host] = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", counters)}
     return hosts
+
+
+def failures(output: str, context: int = 2500) -> str:
+    """The failed tasks of an ansible-playbook output (its TASK line and what follows each fatal), so that
+    a failure's cause survives the truncation of a long -vvv log."""
+    parts = []
+    for match in re.finditer(r"^(fatal|failed): \[", output, re.M):
+        start = output.rfind("\nTASK [", 0, match.start())
+        parts.append(output[max(start, 0) : match.start() + context])
+    return "\n...\n".join(parts)

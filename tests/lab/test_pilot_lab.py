@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pytest
 
 from tests.lab import molecule_run
-from tests.lab.molecule_run import SUITES, recap
+from tests.lab.molecule_run import SUITES, failures, recap
 
 HOSTS = ("pilot-ctl01", "pilot-dbd01", "pilot-gpu01", "pilot-gpu02")
 
@@ -52,7 +52,7 @@ def lab(request: pytest.FixtureRequest) -> Iterator[Lab]:
     start = time.monotonic()
     converge = molecule("converge", "-s", "pilot", "--", "-vvv")
     seconds = time.monotonic() - start
-    assert converge.returncode == 0, converge.stdout[-8000:] + converge.stderr[-3000:]
+    assert converge.returncode == 0, failures(converge.stdout) + converge.stdout[-3000:] + converge.stderr[-3000:]
     print(f"\npilot lab ({request.param}): first converge took {seconds:.0f} s")
     yield Lab(converge.stdout + converge.stderr, seconds)
     molecule("destroy", "-s", "pilot")
