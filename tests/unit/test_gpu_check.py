@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.fake_slurm import FakeScontrol
 from tests.helpers.tools import load_tool
 
 check = load_tool("gpu", "gpucluster-gpu-check")
@@ -27,25 +28,18 @@ CONFIG = {
 }
 
 
-class FakeSlurm:
+class FakeSlurm(FakeScontrol):
     """Answers scontrol and slurmd -G like the real tools, and records updates."""
 
     def __init__(self, state: str = "IDLE", reason: str = "", gres: str = "") -> None:
-        self.state, self.reason, self.gres = state, reason, gres
-        self.calls: list[list[str]] = []
+        super().__init__(state, reason)
+        self.gres = gres
 
     def __call__(self, argv: Sequence[str]) -> tuple[int, str]:
         self.calls.append(list(argv))
-        if argv[:3] == ["scontrol", "show", "node"]:
-            reason = f" Reason={self.reason} [root@2026-11-23T10:00:00]" if self.reason else ""
-            return 0, f"NodeName=gpu01 Arch=x86_64 State={self.state} Gres=gpu:h100:2{reason} Comment=(null)"
-        if argv[:2] == ["scontrol", "update"]:
-            update = dict(arg.split("=", 1) for arg in argv[2:])
-            if update["State"] == "DRAIN":
-                self.state, self.reason = "IDLE+DRAIN", update["Reason"]
-            else:
-                self.state, self.reason = "IDLE", ""
-            return 0, ""
+        answer = self.scontrol(argv)
+        if answer is not None:
+            return answer
         if argv[:2] == ["slurmd", "-G"]:
             return 0, self.gres
         raise AssertionError(argv)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.fake_slurm import FakeScontrol
 from tests.helpers.tools import load_tool
 
 health = load_tool("cluster", "gpucluster-node-health")
@@ -20,36 +21,28 @@ tmpfs /scratch tmpfs rw,size=65536k 0 0
 """
 
 
-class FakeHost:
+class FakeHost(FakeScontrol):
     """Answers scontrol, systemctl, stat -f and the GPU check like the real tools; records updates."""
 
     def __init__(self, state: str = "IDLE", reason: str = "") -> None:
-        self.state, self.reason = state, reason
+        super().__init__(state, reason)
         self.services = {"munge": "active", "slurmd": "active"}
         self.statfs = {"/home": "1000 900", "/scratch": "1000 500"}
         self.gpu = '{"node": "gpu01", "problems": [], "action": ""}'
-        self.calls: list[list[str]] = []
 
     def __call__(self, argv: Sequence[str], timeout: float) -> tuple[int, str]:
         assert timeout < 60, "slurmd kills the program after 60 s"
         self.calls.append(list(argv))
-        if argv[:3] == ["scontrol", "show", "node"]:
-            reason = f" Reason={self.reason} [root@2026-11-23T10:00:00]" if self.reason else ""
-            return 0, f"NodeName=gpu01 Arch=x86_64 State={self.state} Gres=gpu:h100:2{reason} Comment=(null)"
-        if argv[:2] == ["scontrol", "update"]:
-            update = dict(arg.split("=", 1) for arg in argv[2:])
-            if update["State"] == "DRAIN":
-                self.state, self.reason = f"{self.state.split('+')[0]}+DRAIN", update["Reason"]
-            else:
-                self.state, self.reason = self.state.split("+")[0], ""
-            return 0, ""
+        answer = self.scontrol(argv)
+        if answer is not None:
+            return answer
         if argv[:2] == ["systemctl", "is-active"]:
             states = [self.services.get(unit, "inactive") for unit in argv[2:]]
             return (0 if set(states) == {"active"} else 3), "\n".join(states)
         if argv[:2] == ["stat", "-f"]:
-            for mount, answer in self.statfs.items():
+            for mount, blocks in self.statfs.items():
                 if argv[-1].endswith(mount):
-                    return (124, "no answer within 10 s") if answer == "hang" else (0, answer)
+                    return (124, "no answer within 10 s") if blocks == "hang" else (0, blocks)
             raise AssertionError(argv)
         if argv[0] == health.GPU_CHECK:
             return 0, self.gpu
