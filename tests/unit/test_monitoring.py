@@ -4,6 +4,7 @@ each checked by the tool that will read it (promtool, amtool) and by what it mus
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -31,7 +32,7 @@ GRAFANA_VARIABLES = {"$__rate_interval": "5m", "$node": ".*", "${datasource}": "
 
 
 def tool(name: str) -> str:
-    path = shutil.which(name)
+    path = shutil.which(name, path=f"{ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
     assert path, f"{name} not on PATH: scripts/bootstrap.sh installs it into .venv/bin"
     return path
 
