@@ -45,3 +45,16 @@ def failures(output: str, context: int = 2500) -> str:
         start = output.rfind("\nTASK [", 0, match.start())
         parts.append(output[max(start, 0) : match.start() + context])
     return "\n...\n".join(parts)
+
+
+def changed_tasks(output: str) -> list[str]:
+    """'TASK [name]: host' for every task an ansible-playbook output reports changed."""
+    found, task = [], ""
+    for line in output.splitlines():
+        header = re.match(r"^(?:TASK|RUNNING HANDLER) \[(.+?)\]", line)
+        if header:
+            task = header.group(1)
+        changed = re.match(r"^changed: \[([^\]]+)\]", line)
+        if changed:
+            found.append(f"{task}: {changed.group(1)}")
+    return found
