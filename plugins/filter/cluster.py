@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ansible.errors import AnsibleFilterError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand, fold
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError, build_cluster
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import (
     config_from_inventory,
     inventory_errors,
@@ -15,6 +14,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.render import (
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import host_job_scripts
 from ansible_collections.gpucluster.cluster.plugins.module_utils.userview import user_view
 from ansible_collections.gpucluster.cluster.plugins.module_utils.validate import GPU_CATALOGUE
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import cluster_or_raise, inventory_error
 
 
 def cluster_config(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
@@ -22,24 +22,18 @@ def cluster_config(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]])
     try:
         return config_from_inventory(spec, groups)
     except InventoryError as exc:
-        raise AnsibleFilterError("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
+        raise inventory_error(exc) from exc
 
 
 def cluster_user_view(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     """Partitions, GPU types, QOS and per-GPU requests as users see them (user guide, example scripts)."""
-    try:
-        return user_view(build_cluster(spec, groups))
-    except InventoryError as exc:
-        raise AnsibleFilterError("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
+    return user_view(cluster_or_raise(spec, groups))
 
 
 def cluster_node_gpus(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, dict[str, Any]]:
     """The GPUs the inventory declares, per GPU host (node type, GRES type, count, devices, detection):
     computed once per play, each host reads its own entry."""
-    try:
-        cluster = build_cluster(spec, groups)
-    except InventoryError as exc:
-        raise AnsibleFilterError("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
+    cluster = cluster_or_raise(spec, groups)
     result: dict[str, dict[str, Any]] = {}
     for node_type in cluster.node_types:
         gpu = node_type.gpu

@@ -6,12 +6,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError, build_cluster
 from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring import (
     alertmanager_config,
     alertmanager_errors,
     prometheus_config,
 )
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import cluster_or_raise
 
 
 def monitoring_prometheus_config(
@@ -19,10 +19,7 @@ def monitoring_prometheus_config(
 ) -> dict[str, Any]:
     """prometheus.yml as data: scrape jobs for every exporter the inventory places. settings: monitoring_hosts,
     ports (exporter -> port), dcgm (scrape the DCGM exporter), scrape_interval, evaluation_interval."""
-    try:
-        cluster = build_cluster(spec, groups)
-    except InventoryError as exc:
-        raise AnsibleFilterError("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
+    cluster = cluster_or_raise(spec, groups)
     return prometheus_config(
         cluster,
         list(settings["monitoring_hosts"]),

@@ -36,6 +36,15 @@ def _int(value: str | None) -> int | None:
         return None
 
 
+def galera_major(version: str) -> int:
+    """Galera's major version from wsrep_provider_version: '26.4.20(r7c2a4e4)' (MariaDB's packages, with the
+    wsrep API version 25/26 first) or '4.23(rXXXX)' (Debian's)."""
+    numbers = [int(n) for n in re.findall(r"\d+", version.split("(", maxsplit=1)[0])[:2]]
+    if len(numbers) < 2:
+        return 0
+    return numbers[1] if numbers[0] >= 25 else numbers[0]
+
+
 def node_errors(host: str, variables: Mapping[str, str], limits: PreflightLimits) -> list[str]:
     """What is wrong with one node's settings for slurmdbd, each naming the setting and the fix."""
     v = {key.lower(): str(value) for key, value in variables.items()}
@@ -43,10 +52,9 @@ def node_errors(host: str, variables: Mapping[str, str], limits: PreflightLimits
     if v.get("wsrep_on", "").upper() != "ON":
         errors.append(f"{host}: wsrep_on is {v.get('wsrep_on', 'unset')}; this is not a Galera node")
         return errors
-    provider = re.match(r"(\d+)\.(\d+)", v.get("wsrep_provider_version", ""))
-    if not provider or (int(provider.group(1)), int(provider.group(2))) < (26, 4):
+    if galera_major(v.get("wsrep_provider_version", "")) < 4:
         errors.append(
-            f"{host}: wsrep_provider_version {v.get('wsrep_provider_version', 'unset')} is not Galera 4 (26.4+); "
+            f"{host}: wsrep_provider_version {v.get('wsrep_provider_version', 'unset')} is not Galera 4; "
             "slurmdbd's schema conversion needs Galera 4 streaming replication"
         )
     ws = _int(v.get("wsrep_max_ws_size"))
@@ -142,11 +150,10 @@ def bootstrap_node(states: Mapping[str, NodeState], order: Sequence[str]) -> tup
         errors.append(f"the nodes belong to different Galera clusters ({listed}); fix the inventory or the data")
         return None, errors
     safe = [host for host in order if host in states and states[host].safe_to_bootstrap]
-    if len(safe) == 1:
-        return safe[0], []
-    if len(safe) > 1:
-        errors.append(f"{', '.join(safe)} are all marked safe_to_bootstrap; only the last node to stop may be")
-        return None, errors
+    if safe:
+        # Normally one node (the last to leave). Nodes stopped at the same moment can each mark themselves:
+        # they left one component, and the highest seqno among them is the most recent.
+        return max(safe, key=lambda host: states[host].seqno), []
     known = {host: state.seqno for host, state in states.items() if state.seqno >= 0}
     if not known:
         errors.append(
@@ -155,3 +162,74 @@ def bootstrap_node(states: Mapping[str, NodeState], order: Sequence[str]) -> tup
         return None, errors
     best = max(known.values())
     return next(host for host in order if known.get(host) == best), []
+
+
+@dataclass(frozen=True)
+class NodeReport:
+    """What the galera_node module reports of one node: whether MariaDB runs, its component when it does,
+    and its position on disk (grastate.dat, with `galera_recovery`'s seqno when grastate says -1)."""
+
+    active: bool
+    cluster_status: str = ""
+    state: NodeState = NodeState("", -1, False)
+
+    @classmethod
+    def from_result(cls, result: Mapping[str, object]) -> NodeReport:
+        grastate = result.get("grastate") or {}
+        assert isinstance(grastate, Mapping)
+        seqno = _int(str(grastate.get("seqno", -1)))
+        recovered = _int(str(result.get("recovered_seqno", "")))
+        if (seqno is None or seqno < 0) and recovered is not None:
+            seqno = recovered
+        return cls(
+            active=bool(result.get("active")),
+            cluster_status=str(result.get("cluster_status") or ""),
+            state=NodeState(
+                uuid=str(grastate.get("uuid") or ""),
+                seqno=-1 if seqno is None else seqno,
+                safe_to_bootstrap=bool(grastate.get("safe_to_bootstrap")),
+            ),
+        )
+
+
+NO_UUID = ("", "00000000-0000-0000-0000-000000000000")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How to bring the Galera nodes up: `bootstrap` starts a new Primary component (galera_new_cluster),
+    then `join` start one at a time. `new_cluster` when no node ever ran (no cluster UUID anywhere)."""
+
+    bootstrap: str | None
+    join: tuple[str, ...]
+    new_cluster: bool
+    errors: tuple[str, ...] = ()
+
+
+def plan(reports: Mapping[str, NodeReport], order: Sequence[str]) -> Plan:
+    """Bootstrap a new cluster from the first node, let stopped nodes join a running Primary component,
+    and recover a fully stopped cluster from the node bootstrap_node() picks. A running cluster without a
+    Primary component (lost quorum) is refused: bootstrapping beside it would split the data."""
+    down = tuple(host for host in order if host in reports and not reports[host].active)
+    running = [host for host in order if host in reports and reports[host].active]
+    if running:
+        primary = [host for host in running if reports[host].cluster_status == "Primary"]
+        if primary:
+            return Plan(None, down, False)
+        listed = ", ".join(f"{host}={reports[host].cluster_status or 'unknown'}" for host in running)
+        return Plan(
+            None,
+            (),
+            False,
+            (
+                f"MariaDB runs on {', '.join(running)} without a Primary component ({listed}): the cluster lost "
+                "quorum. Stop MariaDB on those nodes (systemctl stop mariadb) and re-run: the playbook then "
+                "bootstraps from the most advanced node",
+            ),
+        )
+    if all(reports[host].state.uuid in NO_UUID for host in down):
+        return Plan(down[0] if down else None, down[1:], True)
+    chosen, errors = bootstrap_node({host: reports[host].state for host in down}, down)
+    if chosen is None:
+        return Plan(None, (), False, tuple(errors))
+    return Plan(chosen, tuple(host for host in down if host != chosen), False)

@@ -222,6 +222,9 @@ class Cluster:
     controllers_run_jobs: bool = False
     min_node_memory_mb: int = 1024
     groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # controller -> address for SlurmctldHost=name(address): failover must not wait on a name lookup of
+    # a controller that is down.
+    controller_addresses: Mapping[str, str] = field(default_factory=dict)
 
     def node_type(self, name: str) -> NodeType | None:
         for node_type in self.node_types:
@@ -423,6 +426,7 @@ SPEC_KEYS = (
     "configless",
     "controllers_run_jobs",
     "min_node_memory_mb",
+    "controller_addresses",
 )
 
 
@@ -496,6 +500,12 @@ def _read_cluster(reader: _Reader, spec: Mapping[str, Any], groups: Mapping[str,
         controllers_run_jobs=reader.boolean(spec, "controllers_run_jobs", "cluster_controllers_run_jobs"),
         min_node_memory_mb=1024 if min_memory is None else min_memory,
         groups=group_hosts,
+        controller_addresses={
+            str(host): str(address)
+            for host, address in reader.mapping(
+                spec.get("controller_addresses"), "cluster_controller_addresses"
+            ).items()
+        },
     )
 
 

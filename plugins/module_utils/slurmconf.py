@@ -223,7 +223,12 @@ def merged_settings(cluster: Cluster) -> dict[str, Any]:
 
 def settings_lines(cluster: Cluster) -> list[str]:
     """Global settings, sorted by key so that diffs stay stable; controllers first, in failover order."""
-    lines = [f"SlurmctldHost={host}" for host in cluster.controllers]
+    lines = [
+        f"SlurmctldHost={host}({cluster.controller_addresses[host]})"
+        if host in cluster.controller_addresses
+        else f"SlurmctldHost={host}"
+        for host in cluster.controllers
+    ]
     lines += [
         f"{key}={conf_value(value)}"
         for key, value in sorted(merged_settings(cluster).items(), key=lambda kv: kv[0].lower())

@@ -11,6 +11,8 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+import netaddr
+
 from .hostlist import fold, padding_collisions
 from .model import Cluster, NodeType, Switch
 from .releases import autodetect_allowed
@@ -131,14 +133,20 @@ def check_host_names(cluster: Cluster) -> list[str]:
 
 
 def check_controllers(cluster: Cluster) -> list[str]:
+    errors = []
     both = sorted(set(cluster.controllers) & set(cluster.compute))
     if both and not cluster.controllers_run_jobs:
-        return [
+        errors.append(
             f"inventory: hosts {_hosts(both)} are in both 'controllers' and 'compute'; jobs would compete "
             "with slurmctld. Move them out of one group, or set cluster_controllers_run_jobs: true to "
             "accept it (small labs only)"
-        ]
-    return []
+        )
+    for host, address in cluster.controller_addresses.items():
+        if host not in cluster.controllers:
+            errors.append(f"cluster_controller_addresses: {host} is not in group 'controllers'")
+        elif not netaddr.valid_ipv4(address) and not netaddr.valid_ipv6(address):
+            errors.append(f"cluster_controller_addresses.{host}: '{address}' is not an IP address")
+    return errors
 
 
 def _check_name(kind: str, where: str, name: str) -> list[str]:

@@ -5,10 +5,14 @@ from __future__ import annotations
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import (
     GIB,
+    NodeReport,
     NodeState,
+    Plan,
     PreflightLimits,
     bootstrap_node,
+    galera_major,
     parse_grastate,
+    plan,
     preflight_errors,
     recovered_position,
 )
@@ -103,6 +107,11 @@ def test_else_from_the_highest_seqno_first_in_inventory_order() -> None:
     assert bootstrap_node(states, ["db1", "db2", "db3"]) == ("db3", [])
 
 
+def test_nodes_stopped_together_may_all_be_safe_the_highest_seqno_wins() -> None:
+    states = {"db1": NodeState(UUID, 7, True), "db2": NodeState(UUID, 9, True), "db3": NodeState(UUID, 9, False)}
+    assert bootstrap_node(states, ["db1", "db2", "db3"]) == ("db2", [])
+
+
 @pytest.mark.parametrize(
     ("states", "message"),
     [
@@ -110,13 +119,72 @@ def test_else_from_the_highest_seqno_first_in_inventory_order() -> None:
             {"db1": NodeState(UUID, 1, False), "db2": NodeState(UUID.replace("5d", "6e"), 2, False)},
             "the nodes belong to different Galera clusters",
         ),
-        (
-            {"db1": NodeState(UUID, 1, True), "db2": NodeState(UUID, 2, True)},
-            "db1, db2 are all marked safe_to_bootstrap",
-        ),
         ({"db1": NodeState(UUID, -1, False), "db2": NodeState(UUID, -1, False)}, "no node knows its position"),
     ],
 )
 def test_refusals(states: dict[str, NodeState], message: str) -> None:
     node, errors = bootstrap_node(states, sorted(states))
     assert node is None and any(message in error for error in errors), errors
+
+
+def report(active: bool = False, status: str = "", uuid: str = UUID, seqno: int = 10, safe: bool = False) -> NodeReport:
+    return NodeReport(active, status, NodeState(uuid, seqno, safe))
+
+
+ORDER = ["db1", "db2", "db3"]
+
+
+def test_plan_new_cluster_bootstraps_the_first_node_and_joins_the_rest() -> None:
+    fresh = {host: NodeReport(False) for host in ORDER}
+    assert plan(fresh, ORDER) == Plan("db1", ("db2", "db3"), True)
+
+
+def test_plan_joins_stopped_nodes_to_a_running_primary() -> None:
+    reports = {"db1": report(), "db2": report(True, "Primary"), "db3": report(True, "Primary")}
+    result = plan(reports, ORDER)
+    assert (result.bootstrap, result.join, result.errors) == (None, ("db1",), ())
+
+
+def test_plan_nothing_to_do_when_all_run() -> None:
+    reports = {host: report(True, "Primary") for host in ORDER}
+    assert (plan(reports, ORDER).bootstrap, plan(reports, ORDER).join) == (None, ())
+
+
+def test_plan_refuses_running_nodes_without_primary_component() -> None:
+    reports = {"db1": report(True, "non-Primary"), "db2": report(), "db3": report()}
+    result = plan(reports, ORDER)
+    assert result.bootstrap is None and result.join == ()
+    assert "db1=non-Primary" in result.errors[0] and "quorum" in result.errors[0]
+
+
+def test_plan_recovers_full_stop_from_highest_seqno_then_joins_the_others() -> None:
+    reports = {"db1": report(seqno=40), "db2": report(seqno=42), "db3": report(seqno=41)}
+    result = plan(reports, ORDER)
+    assert (result.bootstrap, result.join, result.new_cluster) == ("db2", ("db1", "db3"), False)
+
+
+def test_plan_recovers_from_safe_to_bootstrap_node() -> None:
+    reports = {"db1": report(seqno=40), "db2": report(seqno=42), "db3": report(seqno=38, safe=True)}
+    assert plan(reports, ORDER).bootstrap == "db3"
+
+
+def test_report_takes_recovered_seqno_when_grastate_says_minus_one() -> None:
+    result = {
+        "active": False,
+        "grastate": {"uuid": UUID, "seqno": -1, "safe_to_bootstrap": False},
+        "recovered_seqno": 57,
+    }
+    assert NodeReport.from_result(result).state == NodeState(UUID, 57, False)
+
+
+def test_plan_refuses_unknown_positions() -> None:
+    reports = {host: report(seqno=-1) for host in ORDER}
+    result = plan(reports, ORDER)
+    assert result.bootstrap is None and "wsrep-recover" in result.errors[0]
+
+
+@pytest.mark.parametrize(
+    ("version", "major"), [("26.4.20(r7c2a4e4)", 4), ("4.23(rXXXX)", 4), ("25.3.37(r3e5b8b2)", 3), ("", 0)]
+)
+def test_galera_major_reads_both_version_styles(version: str, major: int) -> None:
+    assert galera_major(version) == major

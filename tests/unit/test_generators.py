@@ -47,6 +47,14 @@ def test_settings_are_sorted_with_controllers_first() -> None:
     assert "TopologyPlugin=topology/tree" in settings
 
 
+def test_controller_addresses_go_into_slurmctldhost() -> None:
+    spec, groups = valid_spec(), valid_groups()
+    groups["controllers"] = ["ctl01", "ctl02"]
+    spec["controller_addresses"] = {"ctl01": "10.0.0.11", "ctl02": "10.0.0.12"}
+    settings = render(spec, groups)["slurm_conf"]["settings"]
+    assert settings[:2] == ["SlurmctldHost=ctl01(10.0.0.11)", "SlurmctldHost=ctl02(10.0.0.12)"]
+
+
 def test_user_settings_override_and_null_deletes() -> None:
     spec = valid_spec()
     spec["slurm_config"] = {

@@ -397,3 +397,12 @@ def test_all_errors_are_reported_at_once() -> None:
         build_cluster(spec, groups)
     assert len(caught.value.errors) == 3
     assert "cluster_name" in str(caught.value) and "h1000" in str(caught.value) and "forever" in str(caught.value)
+
+
+def test_controller_addresses_must_be_ips_of_controllers() -> None:
+    spec, groups = valid_spec(), valid_groups()
+    spec["controller_addresses"] = {"ctl01": "ctl01.example", "gpu01": "10.0.0.5"}
+    with pytest.raises(InventoryError) as caught:
+        build_cluster(spec, groups)
+    assert "cluster_controller_addresses.ctl01: 'ctl01.example' is not an IP address" in caught.value.errors
+    assert "cluster_controller_addresses: gpu01 is not in group 'controllers'" in caught.value.errors

@@ -1,0 +1,45 @@
+"""Filters over the galera_node module's reports: the bring-up plan and the slurmdbd preflight."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import (
+    GIB,
+    MIB,
+    NodeReport,
+    PreflightLimits,
+    plan,
+    preflight_errors,
+)
+
+
+def galera_plan(results: Mapping[str, Mapping[str, Any]], order: Sequence[str]) -> dict[str, Any]:
+    """host -> galera_node result, inventory order -> {bootstrap, join, new_cluster, errors}."""
+    chosen = plan({host: NodeReport.from_result(result) for host, result in results.items()}, list(order))
+    return {
+        "bootstrap": chosen.bootstrap,
+        "join": list(chosen.join),
+        "new_cluster": chosen.new_cluster,
+        "errors": list(chosen.errors),
+    }
+
+
+def galera_preflight_errors(variables: Mapping[str, Mapping[str, str]], limits: Mapping[str, Any]) -> list[str]:
+    """host -> server variables and status, limits {min_buffer_pool_mb, min_lock_wait_timeout,
+    min_max_allowed_packet_mb, min_ws_size_gb} -> what stops slurmdbd from running on this Galera."""
+    return preflight_errors(
+        variables,
+        PreflightLimits(
+            min_buffer_pool=int(limits.get("min_buffer_pool_mb", 4096)) * MIB,
+            min_lock_wait_timeout=int(limits.get("min_lock_wait_timeout", 900)),
+            min_max_allowed_packet=int(limits.get("min_max_allowed_packet_mb", 16)) * MIB,
+            min_ws_size=int(limits.get("min_ws_size_gb", 1)) * GIB,
+        ),
+    )
+
+
+class FilterModule:
+    def filters(self) -> dict[str, Callable[..., Any]]:
+        return {"galera_plan": galera_plan, "galera_preflight_errors": galera_preflight_errors}

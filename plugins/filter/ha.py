@@ -1,0 +1,34 @@
+"""Filters for the controller pair's Pacemaker settings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ansible.module_utils.parsing.convert_bool import boolean
+from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import fencing_errors, pair_errors, vip_errors
+
+
+def pacemaker_errors(
+    controllers: Sequence[str], addresses: Mapping[str, str], settings: Mapping[str, Any]
+) -> list[str]:
+    """Everything wrong with the pair, the VIP and fencing: settings {vip, cidr_netmask, fence_devices,
+    lab_without_fencing}."""
+    errors = pair_errors(list(controllers))
+    errors += vip_errors(str(settings.get("vip") or ""), int(settings.get("cidr_netmask", 24)), addresses)
+    # `-e pacemaker_lab_without_fencing=false` arrives as the string "false": read it as Ansible reads booleans
+    # (bool("false") is True and would turn fencing off).
+    try:
+        lab_without_fencing = boolean(settings.get("lab_without_fencing", False), strict=True)
+    except TypeError:
+        return [
+            *errors,
+            f"pacemaker_lab_without_fencing is {settings.get('lab_without_fencing')!r}; set it to true or false",
+        ]
+    errors += fencing_errors(list(controllers), settings.get("fence_devices") or {}, lab_without_fencing)
+    return errors
+
+
+class FilterModule:
+    def filters(self) -> dict[str, Callable[..., Any]]:
+        return {"pacemaker_errors": pacemaker_errors}

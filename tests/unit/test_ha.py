@@ -1,0 +1,58 @@
+"""Pacemaker settings of the controller pair: VIP and fencing checks."""
+
+from __future__ import annotations
+
+from ansible_collections.gpucluster.cluster.plugins.filter.ha import pacemaker_errors
+from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import fencing_errors, pair_errors, vip_errors
+
+ADDRESSES = {"ctl1": "10.0.0.11", "ctl2": "10.0.0.12"}
+IPMI = {"agent": "fence_ipmilan", "ip": "10.1.0.11", "username": "admin", "password": "secret"}
+
+
+def test_vip_in_the_controllers_network_passes() -> None:
+    assert vip_errors("10.0.0.10", 24, ADDRESSES) == []
+
+
+def test_vip_outside_network_or_taken_or_malformed() -> None:
+    assert "not in ctl1's network" in vip_errors("10.9.0.10", 24, ADDRESSES)[0]
+    assert "ctl2's own address" in vip_errors("10.0.0.12", 24, ADDRESSES)[0]
+    assert "not an IP address" in vip_errors("ctl-vip", 24, ADDRESSES)[0]
+
+
+def test_every_controller_needs_a_complete_fence_device() -> None:
+    devices = {"ctl1": IPMI, "ctl2": {"agent": "fence_redfish", "ip": "10.1.0.12", "username": "admin"}}
+    assert fencing_errors(["ctl1", "ctl2"], devices, False) == ["ctl2: fence_redfish device lacks password"]
+    assert "ctl2: no fence device" in fencing_errors(["ctl1", "ctl2"], {"ctl1": IPMI}, False)[0]
+    wrong = {"ctl1": IPMI, "ctl2": {**IPMI, "agent": "fence_virsh"}}
+    assert "'fence_virsh' is not one of" in fencing_errors(["ctl1", "ctl2"], wrong, False)[0]
+    bad_ip = {"ctl1": IPMI, "ctl2": {**IPMI, "ip": "bmc-2"}}
+    assert "not an IP address" in fencing_errors(["ctl1", "ctl2"], bad_ip, False)[0]
+    stray = {"ctl1": IPMI, "ctl2": IPMI, "ctl3": IPMI}
+    assert fencing_errors(["ctl1", "ctl2"], stray, False) == [
+        "pacemaker_fence_devices names ctl3, which is not a controller"
+    ]
+
+
+def test_only_the_explicit_lab_setting_turns_fencing_off() -> None:
+    assert fencing_errors(["ctl1", "ctl2"], {}, True) == []
+    assert len(fencing_errors(["ctl1", "ctl2"], {}, False)) == 2
+
+
+def test_pair_is_two_controllers() -> None:
+    assert pair_errors(["ctl1", "ctl2"]) == []
+    assert "exactly 2" in pair_errors(["ctl1"])[0]
+
+
+def test_filter_gathers_all_findings() -> None:
+    settings = {"vip": "10.0.0.10", "cidr_netmask": 24, "fence_devices": {"ctl1": IPMI, "ctl2": IPMI}}
+    assert pacemaker_errors(["ctl1", "ctl2"], ADDRESSES, settings) == []
+    assert len(pacemaker_errors(["ctl1"], {"ctl1": "10.0.0.11"}, {"vip": "x"})) == 3
+
+
+def test_lab_switch_from_the_command_line_is_read_as_a_boolean() -> None:
+    """`-e pacemaker_lab_without_fencing=false` is the string "false": fencing stays required."""
+    settings = {"vip": "10.0.0.10", "fence_devices": {}}
+    assert len(pacemaker_errors(["ctl1", "ctl2"], ADDRESSES, {**settings, "lab_without_fencing": "false"})) == 2
+    assert pacemaker_errors(["ctl1", "ctl2"], ADDRESSES, {**settings, "lab_without_fencing": "yes"}) == []
+    refused = pacemaker_errors(["ctl1", "ctl2"], ADDRESSES, {**settings, "lab_without_fencing": "maybe"})
+    assert refused == ["pacemaker_lab_without_fencing is 'maybe'; set it to true or false"]
