@@ -1,0 +1,289 @@
+"""The production lab (molecule/production): controller pair under Pacemaker, slurmdbd pair on a 3-node
+Galera cluster, built from bare containers by playbooks/pilot.yml, then drilled.
+
+Drills (each prints what it measured):
+- kill the container running slurmctld, 10 times: the peer holds the VIP and answers within 20 s, running
+  jobs finish, new jobs are accepted, no job is lost, and never do two controllers run slurmctld;
+- stop a Galera node: jobs are still recorded; back, it rejoins and catches up;
+- stop every Galera node, run playbooks/galera-recover.yml: the cluster is back with every job record.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from tests.lab import molecule_run
+from tests.lab.molecule_run import changed_tasks, failures, recap
+
+CONTROLLERS = ("prod-ctl01", "prod-ctl02")
+GALERA = ("prod-db01", "prod-db02", "prod-db03")
+COMPUTE = "prod-cpu01"
+HOSTS = (*CONTROLLERS, *GALERA, COMPUTE)
+VIP = "10.213.0.100"
+DRILLS = int(os.environ.get("GPUCLUSTER_FAILOVER_DRILLS", "10"))
+STATE_SAVE_SECONDS = 10
+SUITE = "trixie"
+
+pytestmark = pytest.mark.lab
+
+
+RESULTS = molecule_run.ROOT / "build" / "lab" / "production-drills.txt"
+
+
+def report(line: str) -> None:
+    """Print a measurement and keep it in build/lab/production-drills.txt (pytest hides prints of passing
+    tests; docs/production.md quotes this file)."""
+    print(f"\n{line}")
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    with RESULTS.open("a", encoding="utf-8") as stream:
+        stream.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
+
+
+def molecule(*args: str) -> subprocess.CompletedProcess[str]:
+    return molecule_run.molecule(*args, suite=SUITE)
+
+
+def sh(host: str, command: str, check: bool = True, timeout: int = 120) -> str:
+    result = subprocess.run(
+        ["docker", "exec", host, "bash", "-c", command], capture_output=True, text=True, timeout=timeout, check=False
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"{host}: {command}: rc={result.returncode}\n{result.stdout}\n{result.stderr}")
+    return result.stdout.strip()
+
+
+def running(host: str) -> bool:
+    state = subprocess.run(
+        ["docker", "inspect", "-f", "{{.State.Running}}", host], capture_output=True, text=True, check=False
+    )
+    return state.stdout.strip() == "true"
+
+
+def slurmctld_active(host: str) -> bool:
+    return running(host) and sh(host, "systemctl is-active slurmctld", check=False, timeout=20) == "active"
+
+
+@dataclass
+class Lab:
+    converge_log: str
+    converge_seconds: float
+
+
+@pytest.fixture(scope="module")
+def lab() -> Iterator[Lab]:
+    if os.environ.get("GPUCLUSTER_SKIP_LAB") == "1":
+        pytest.skip("GPUCLUSTER_SKIP_LAB=1: the container lab was skipped on request")
+    molecule("destroy", "-s", "production")
+    remove_volumes()
+    for step in ("create", "prepare"):
+        result = molecule(step, "-s", "production")
+        assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
+    start = time.monotonic()
+    converge = molecule("converge", "-s", "production", "--", "-vvv")
+    seconds = time.monotonic() - start
+    assert converge.returncode == 0, failures(converge.stdout) + converge.stdout[-3000:] + converge.stderr[-3000:]
+    report(f"production lab: first converge took {seconds:.0f} s")
+    yield Lab(converge.stdout + converge.stderr, seconds)
+    molecule("destroy", "-s", "production")
+    remove_volumes()
+
+
+def remove_volumes() -> None:
+    for volume in ("gpucluster-prod-home", "gpucluster-prod-state"):
+        subprocess.run(["docker", "volume", "rm", volume], capture_output=True, check=False)
+
+
+def test_second_converge_changes_nothing(lab: Lab) -> None:
+    result = molecule("converge", "-s", "production")
+    assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
+    counters = recap(result.stdout)
+    assert {host: counters[host]["changed"] for host in HOSTS} == dict.fromkeys(HOSTS, 0), changed_tasks(result.stdout)
+
+
+def test_check_mode_with_diff_is_clean(lab: Lab) -> None:
+    result = molecule("converge", "-s", "production", "--", "--check", "--diff")
+    assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
+    counters = recap(result.stdout)
+    assert {host: counters[host]["changed"] for host in HOSTS} == dict.fromkeys(HOSTS, 0), changed_tasks(result.stdout)
+
+
+def test_ha_parts_work(lab: Lab) -> None:
+    """molecule/production/verify.yml: one slurmctld with the VIP, Galera of 3 in sync, both slurmdbd, a job
+    recorded on every Galera node."""
+    result = molecule("verify", "-s", "production")
+    assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
+
+
+def test_secrets_stay_out_of_the_log_and_files_are_private(lab: Lab) -> None:
+    galera_cnf = sh("prod-db01", "cat /etc/mysql/mariadb.conf.d/60-galera.cnf")
+    sst = re.search(r"^wsrep_sst_auth=\w+:(\S+)$", galera_cnf, re.M)
+    assert sst and len(sst.group(1)) == 32
+    assert sst.group(1) not in lab.converge_log
+    assert sh("prod-db01", "stat -c '%a %U %G' /etc/mysql/mariadb.conf.d/60-galera.cnf") == "640 root mysql"
+    authkey = sh("prod-ctl01", "base64 -w0 /etc/corosync/authkey")
+    assert authkey not in lab.converge_log and authkey[:48] not in lab.converge_log
+    sums = {host: sh(host, "sha256sum /etc/corosync/authkey").split()[0] for host in CONTROLLERS}
+    assert len(set(sums.values())) == 1
+    for host in CONTROLLERS:
+        assert sh(host, "stat -c '%a %U' /etc/corosync/authkey") == "400 root"
+
+
+def test_production_inventory_without_fencing_is_refused_before_any_host(lab: Lab) -> None:
+    result = molecule("converge", "-s", "production", "--", "-e", "pacemaker_lab_without_fencing=false")
+    assert result.returncode != 0
+    assert "prod-ctl01: no fence device in pacemaker_fence_devices" in " ".join(result.stdout.split())
+    assert not any(host in recap(result.stdout) for host in HOSTS), "a managed host ran a task"
+    result = molecule("converge", "-s", "production", "--", "-e", "galera_sst_password=short")
+    assert result.returncode != 0
+    assert "galera_sst_password (Ansible Vault, 12+ characters) is required" in " ".join(result.stdout.split())
+    assert not any(host in recap(result.stdout) for host in HOSTS), "a managed host ran a task"
+
+
+def submit(command: str) -> str:
+    return sh(COMPUTE, f"sbatch --parsable --job-name=drill --wrap '{command}'").split(";")[0]
+
+
+def job_states(ids: list[str]) -> dict[str, str]:
+    out = sh(COMPUTE, f"sacct -X -n -P -o JobID,State -j {','.join(ids)}")
+    return dict(line.split("|", 1) for line in out.splitlines() if "|" in line)
+
+
+@dataclass
+class Watch:
+    """Samples which controllers run slurmctld while a drill goes on."""
+
+    both_seen: list[float] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            if all(slurmctld_active(host) for host in CONTROLLERS):
+                self.both_seen.append(time.time())
+            time.sleep(0.5)
+
+
+def wait(predicate: object, timeout: float, what: str) -> float:
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if predicate():  # type: ignore[operator]
+            return time.monotonic() - start
+        time.sleep(0.5)
+    raise AssertionError(f"{what}: not within {timeout:.0f} s")
+
+
+def controller_in_charge(host: str) -> bool:
+    if not slurmctld_active(host) or VIP not in sh(host, "ip -brief address show", check=False):
+        return False
+    return (
+        subprocess.run(
+            ["docker", "exec", COMPUTE, "timeout", "15", "squeue", "-h"], capture_output=True, check=False
+        ).returncode
+        == 0
+    )
+
+
+def test_controller_failover_drills(lab: Lab) -> None:
+    watch = Watch()
+    watcher = threading.Thread(target=watch.run, daemon=True)
+    watcher.start()
+    submitted: list[str] = []
+    times: list[float] = []
+    try:
+        for drill in range(DRILLS):
+            active = next(host for host in CONTROLLERS if slurmctld_active(host))
+            peer = next(host for host in CONTROLLERS if host != active)
+            long_job = submit("sleep 40")
+            wait(lambda job=long_job: "RUNNING" in job_states([job]).get(job, ""), 60, f"job {long_job} to start")
+            # slurmctld saves job state every few seconds: what changed just before a crash is gone with it
+            # (SchedMD's HA guide), so the drill kills the controller after the start has been saved.
+            time.sleep(STATE_SAVE_SECONDS)
+            submitted.append(long_job)
+            queued = sh(COMPUTE, "squeue -h -o %i").split()
+            start = time.monotonic()
+            subprocess.run(["docker", "kill", active], capture_output=True, check=True)
+            wait(lambda peer=peer: controller_in_charge(peer), 60, f"drill {drill + 1}: {peer} to take over")
+            seconds = time.monotonic() - start
+            times.append(seconds)
+            after = sh(COMPUTE, "squeue -h -o %i").split()
+            lost = [job for job in queued if job not in after and job_states([job]).get(job) != "COMPLETED"]
+            assert not lost, f"drill {drill + 1}: jobs lost in the failover: {lost}"
+            submitted.append(submit("true"))  # the new controller accepts work
+            subprocess.run(["docker", "start", active], capture_output=True, check=True)
+            wait(
+                lambda host=active: (
+                    running(host) and sh(host, "crm_node --list 2>/dev/null | grep -c ' member$'", check=False) == "2"
+                ),
+                120,
+                f"drill {drill + 1}: {active} to rejoin the Pacemaker cluster",
+            )
+            assert not slurmctld_active(active), f"{active} started slurmctld beside {peer}"
+            report(f"drill {drill + 1}: {active} killed, {peer} in charge (VIP, squeue) after {seconds:.1f} s")
+        wait(lambda: set(job_states(submitted).values()) == {"COMPLETED"}, 120, "every drill job to complete")
+    finally:
+        watch.stop.set()
+        watcher.join()
+    report(
+        f"failover over {len(times)} drills: min {min(times):.1f} s, max {max(times):.1f} s, "
+        f"mean {sum(times) / len(times):.1f} s, {sum(t < 20 for t in times)} of {len(times)} under 20 s"
+    )
+    assert not watch.both_seen, f"two controllers ran slurmctld at {watch.both_seen}"
+    # Target 20 s; the lab shares 2 cores with the other test stream, so one slow drill is allowed.
+    assert sum(times) / len(times) < 20 and max(times) < 30, times
+
+
+def galera_size(host: str) -> str:
+    return sh(host, "mariadb -N -B -e \"SHOW STATUS LIKE 'wsrep_cluster_size'\" | cut -f2", check=False)
+
+
+def test_galera_node_loss_keeps_accounting_and_the_node_rejoins(lab: Lab) -> None:
+    # The node no slurmdbd writes to. slurmdbd does not move a running connection to StorageBackupHost: the
+    # loss of the node under the primary slurmdbd takes a slurmdbd restart (docs/production.md).
+    node = "prod-db03"
+    sh(node, "systemctl stop mariadb")
+    wait(lambda: galera_size("prod-db02") == "2", 60, "the cluster to shrink to 2")
+    assert sh(COMPUTE, "srun --job-name=galera-loss hostname") == COMPUTE
+    wait(
+        lambda: "galera-loss" in sh(COMPUTE, "sacct -X -n -P -o JobName -S now-10minutes", check=False),
+        120,
+        "the job record while a Galera node is down",
+    )
+    start = time.monotonic()
+    sh(node, "systemctl start mariadb", timeout=600)
+    wait(lambda: galera_size(node) == "3", 300, f"{node} to rejoin")
+    log = sh(node, "journalctl -u mariadb -n 300 --no-pager", check=False)
+    transfer = "IST" if re.search(r"IST received|Receiving IST", log) else "SST"
+    report(f"{node} rejoined by {transfer} in {time.monotonic() - start:.1f} s")
+    count = "SELECT COUNT(*) FROM prod_job_table WHERE job_name = 'galera-loss'"
+    assert sh(node, f'mariadb -N -B slurm_acct_db -e "{count}"') == "1"
+
+
+def test_full_galera_stop_is_recovered_by_the_playbook(lab: Lab) -> None:
+    count = "SELECT COUNT(*), MAX(id_job) FROM prod_job_table"
+    before = sh("prod-db02", f'mariadb -N -B slurm_acct_db -e "{count}"')
+    threads = [threading.Thread(target=sh, args=(host, "systemctl stop mariadb")) for host in GALERA]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(sh(host, "systemctl is-active mariadb", check=False) != "active" for host in GALERA)
+    start = time.monotonic()
+    result = molecule("side-effect", "-s", "production")
+    assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
+    report(f"full Galera stop recovered by playbooks/galera-recover.yml in {time.monotonic() - start:.0f} s")
+    for host in GALERA:
+        assert galera_size(host) == "3"
+        assert sh(host, f'mariadb -N -B slurm_acct_db -e "{count}"') == before
+    sh(COMPUTE, "srun --job-name=after-recovery hostname")
+    wait(
+        lambda: "after-recovery" in sh(COMPUTE, "sacct -X -n -P -o JobName -S now-10minutes", check=False),
+        120,
+        "a job record after the recovery",
+    )
