@@ -1,4 +1,4 @@
-"""Filters for the controller pair's Pacemaker settings."""
+"""Filters for the HA settings: the controller pair under Pacemaker, the login pool."""
 
 from __future__ import annotations
 
@@ -6,7 +6,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ansible.module_utils.parsing.convert_bool import boolean
-from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import fencing_errors, pair_errors, vip_errors
+from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import (
+    fencing_errors,
+    login_pool_errors,
+    pair_errors,
+    vip_errors,
+)
 
 
 def pacemaker_errors(
@@ -31,4 +36,4 @@ def pacemaker_errors(
 
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"pacemaker_errors": pacemaker_errors}
+        return {"pacemaker_errors": pacemaker_errors, "login_pool_errors": login_pool_errors}

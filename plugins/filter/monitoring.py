@@ -18,13 +18,15 @@ def monitoring_prometheus_config(
     spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]], settings: Mapping[str, Any]
 ) -> dict[str, Any]:
     """prometheus.yml as data: scrape jobs for every exporter the inventory places. settings: monitoring_hosts,
-    ports (exporter -> port), dcgm (scrape the DCGM exporter), scrape_interval, evaluation_interval."""
+    ports (exporter -> port), dcgm (scrape the DCGM exporter), haproxy (scrape the login pool's HAProxy),
+    scrape_interval, evaluation_interval."""
     cluster = cluster_or_raise(spec, groups)
     return prometheus_config(
         cluster,
         list(settings["monitoring_hosts"]),
         ports=settings.get("ports") or {},
         dcgm=bool(settings.get("dcgm")),
+        haproxy=bool(settings.get("haproxy")),
         scrape_interval=str(settings.get("scrape_interval", "30s")),
         evaluation_interval=str(settings.get("evaluation_interval", "30s")),
     )

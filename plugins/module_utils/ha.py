@@ -14,23 +14,25 @@ FENCE_AGENTS = {
 }
 
 
-def vip_errors(vip: str, prefix: int, addresses: Mapping[str, str]) -> list[str]:
-    """The virtual IP must be an address of the controllers' network that no controller already has."""
+def vip_errors(
+    vip: str, prefix: int, addresses: Mapping[str, str], variable: str = "pacemaker_vip", hosts: str = "controllers"
+) -> list[str]:
+    """The virtual IP must be an address of the hosts' network that no host already has."""
     try:
         address = netaddr.IPAddress(str(vip))
     except (netaddr.AddrFormatError, ValueError, TypeError):
-        return [f"pacemaker_vip {vip!r} is not an IP address; set it to a free address of the controllers' network"]
+        return [f"{variable} {vip!r} is not an IP address; set it to a free address of the {hosts}' network"]
     network = netaddr.IPNetwork(f"{address}/{prefix}")
     errors = []
     for host, own in addresses.items():
         if not netaddr.valid_ipv4(str(own)) and not netaddr.valid_ipv6(str(own)):
             continue  # a name (before facts are gathered): the network is checked on the hosts
         if str(own) == str(address):
-            errors.append(f"pacemaker_vip {vip} is {host}'s own address; pick a free address")
+            errors.append(f"{variable} {vip} is {host}'s own address; pick a free address")
         elif netaddr.IPAddress(str(own)) not in network:
             errors.append(
-                f"pacemaker_vip {vip}/{prefix} is not in {host}'s network ({own}); the VIP must be on the "
-                "controllers' network (pacemaker_vip_cidr_netmask)"
+                f"{variable} {vip}/{prefix} is not in {host}'s network ({own}); the VIP must be on the "
+                f"{hosts}' network ({variable}_cidr_netmask)"
             )
     return errors
 
@@ -74,3 +76,50 @@ def pair_errors(controllers: Sequence[str]) -> list[str]:
             "manages a slurmctld primary and backup: put exactly 2 hosts in it"
         ]
     return []
+
+
+BALANCE = ("source", "leastconn", "roundrobin")
+
+
+def login_pool_errors(logins: Sequence[str], addresses: Mapping[str, str], settings: Mapping[str, Any]) -> list[str]:
+    """The login pool: 2+ login nodes, a free VIP of their network that no other VIP uses, a VRRP router id
+    and password keepalived accepts, a HAProxy balance algorithm that suits SSH. settings: {vip,
+    cidr_netmask, virtual_router_id, vrrp_password, balance, ssh_port, other_vips: {variable: address}}."""
+    errors = []
+    if len(logins) < 2:
+        errors.append(
+            f"inventory group 'login' has {len(logins)} host(s); a login pool (login_pool_vip) balances 2 or more "
+            "login nodes: add one, or leave login_pool_vip unset for a single login node"
+        )
+    vip = str(settings.get("vip") or "")
+    errors += vip_errors(vip, int(settings.get("cidr_netmask", 24)), addresses, "login_pool_vip", "login nodes")
+    for variable, other in (settings.get("other_vips") or {}).items():
+        if other and str(other) == vip:
+            errors.append(f"login_pool_vip {vip} is also {variable}; each VIP needs its own address")
+    router_id = settings.get("virtual_router_id")
+    if not _in_range(router_id, 1, 255):
+        errors.append(
+            f"login_pool_virtual_router_id {router_id!r} is not a VRRP router id; use 1-255, unique on the network"
+        )
+    password = str(settings.get("vrrp_password") or "")
+    if len(password) > 8:
+        errors.append(
+            "login_pool_vrrp_password is longer than 8 characters; VRRP's PASS authentication keeps only 8, "
+            "so nodes set up with different tails would not see each other: use 8 or fewer"
+        )
+    if settings.get("balance") not in BALANCE:
+        errors.append(
+            f"login_pool_balance {settings.get('balance')!r} is not one of {', '.join(BALANCE)} "
+            "(source keeps a user's sessions on one node)"
+        )
+    port = settings.get("ssh_port")
+    if not _in_range(port, 1, 65535):
+        errors.append(f"login_pool_ssh_port {port!r} is not a TCP port")
+    return errors
+
+
+def _in_range(value: object, low: int, high: int) -> bool:
+    """An integer (or its decimal string, as -e passes it) between low and high."""
+    if isinstance(value, bool) or not str(value).isdigit():
+        return False
+    return low <= int(str(value)) <= high

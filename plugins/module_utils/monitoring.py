@@ -2,7 +2,8 @@
 
 Scrape targets follow the inventory's groups: node_exporter on every host (compute nodes labelled with
 their node type), the Slurm exporter on the controllers, mysqld_exporter on the accounting hosts, the DCGM
-exporter on GPU nodes where it runs, Prometheus and Alertmanager on the monitoring hosts. Targets are the
+exporter on GPU nodes where it runs, HAProxy's exporter on the login pool's nodes, Prometheus and
+Alertmanager on the monitoring hosts. Targets are the
 inventory names (the names Slurm uses), and `instance` is the bare name so that node_exporter, DCGM and
 Slurm series of one node join on it.
 """
@@ -14,7 +15,15 @@ from typing import Any
 
 from .model import Cluster
 
-DEFAULT_PORTS = {"node": 9100, "slurm": 9341, "mysqld": 9104, "dcgm": 9400, "prometheus": 9090, "alertmanager": 9093}
+DEFAULT_PORTS = {
+    "node": 9100,
+    "slurm": 9341,
+    "mysqld": 9104,
+    "dcgm": 9400,
+    "haproxy": 8405,
+    "prometheus": 9090,
+    "alertmanager": 9093,
+}
 # instance = the host name without the port.
 INSTANCE_RELABEL = [{"source_labels": ["__address__"], "regex": "([^:]+):\\d+", "target_label": "instance"}]
 
@@ -35,7 +44,7 @@ def _job(name: str, groups: list[tuple[Sequence[str], Mapping[str, str]]], port:
 
 
 def scrape_configs(
-    cluster: Cluster, monitoring_hosts: Sequence[str], ports: Mapping[str, int], dcgm: bool
+    cluster: Cluster, monitoring_hosts: Sequence[str], ports: Mapping[str, int], dcgm: bool, haproxy: bool = False
 ) -> list[dict[str, Any]]:
     """One job per exporter; compute nodes in one static group per node type (O(node types) entries)."""
     port = {**DEFAULT_PORTS, **ports}
@@ -55,6 +64,7 @@ def scrape_configs(
         _job("slurm", [(cluster.controllers, {})], port["slurm"]),
         _job("mysqld", [(cluster.dbd, {})], port["mysqld"]),
         _job("dcgm", gpu_groups if dcgm else [], port["dcgm"]),
+        _job("haproxy", [(cluster.login, {})] if haproxy else [], port["haproxy"]),
         _job("prometheus", [(monitoring_hosts, {})], port["prometheus"]),
         _job("alertmanager", [(monitoring_hosts, {})], port["alertmanager"]),
     ]
@@ -67,6 +77,7 @@ def prometheus_config(
     *,
     ports: Mapping[str, int] | None = None,
     dcgm: bool = False,
+    haproxy: bool = False,
     scrape_interval: str = "30s",
     evaluation_interval: str = "30s",
 ) -> dict[str, Any]:
@@ -82,7 +93,7 @@ def prometheus_config(
             "alertmanagers": [{"static_configs": [{"targets": _targets(monitoring_hosts, port["alertmanager"])}]}]
         },
         "rule_files": ["rules/*.yml"],
-        "scrape_configs": scrape_configs(cluster, monitoring_hosts, port, dcgm),
+        "scrape_configs": scrape_configs(cluster, monitoring_hosts, port, dcgm, haproxy),
     }
 
 

@@ -5,7 +5,9 @@ Drills (each prints what it measured):
 - kill the container running slurmctld, 10 times: the peer holds the VIP and answers within 20 s, running
   jobs finish, new jobs are accepted, no job is lost, and never do two controllers run slurmctld;
 - stop a Galera node: jobs are still recorded; back, it rejoins and catches up;
-- stop every Galera node, run playbooks/galera-recover.yml: the cluster is back with every job record.
+- stop every Galera node, run playbooks/galera-recover.yml: the cluster is back with every job record;
+- kill the login node holding the login VIP: the other takes it, SSH through the VIP works again with the
+  same host key, and the repaired node does not pull the VIP back.
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ from tests.lab.molecule_run import changed_tasks, failures, recap
 CONTROLLERS = ("prod-ctl01", "prod-ctl02")
 GALERA = ("prod-db01", "prod-db02", "prod-db03")
 COMPUTE = "prod-cpu01"
-HOSTS = (*CONTROLLERS, *GALERA, COMPUTE)
+LOGINS = ("prod-login01", "prod-login02")
+HOSTS = (*CONTROLLERS, *GALERA, COMPUTE, *LOGINS)
 VIP = "10.213.0.100"
+LOGIN_VIP = "10.213.0.101"
 DRILLS = int(os.environ.get("GPUCLUSTER_FAILOVER_DRILLS", "10"))
 STATE_SAVE_SECONDS = 10
 SUITE = "trixie"
@@ -287,3 +291,80 @@ def test_full_galera_stop_is_recovered_by_the_playbook(lab: Lab) -> None:
         120,
         "a job record after the recovery",
     )
+
+
+def vip_holders(vip: str, hosts: tuple[str, ...]) -> list[str]:
+    return [host for host in hosts if running(host) and f"{vip}/" in sh(host, "ip -brief address show", check=False)]
+
+
+def ssh_through_vip(strict: str = "yes") -> subprocess.CompletedProcess[str]:
+    """alice logs in through the login VIP from the compute node (her key and known_hosts are on the shared
+    /home)."""
+    return subprocess.run(
+        [
+            "docker",
+            "exec",
+            "-u",
+            "alice",
+            COMPUTE,
+            "ssh",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "ConnectTimeout=3",
+            "-o",
+            f"StrictHostKeyChecking={strict}",
+            "-o",
+            "UserKnownHostsFile=/home/alice/.ssh/known_hosts_login",
+            LOGIN_VIP,
+            "hostname",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+
+
+def answered_by(host: str) -> bool:
+    result = ssh_through_vip()
+    return result.returncode == 0 and result.stdout.strip() == host
+
+
+def test_login_node_loss_moves_the_vip_and_ssh_keeps_working(lab: Lab) -> None:
+    sh(COMPUTE, "command -v ssh || DEBIAN_FRONTEND=noninteractive apt-get install -y -q openssh-client", timeout=300)
+    sh(
+        COMPUTE,
+        "runuser -u alice -- bash -c 'mkdir -p -m 700 ~/.ssh; test -f ~/.ssh/id_ed25519 || "
+        'ssh-keygen -q -t ed25519 -N "" -f ~/.ssh/id_ed25519; cp ~/.ssh/id_ed25519.pub ~/.ssh/authorized_keys\'',
+    )
+    first = ssh_through_vip(strict="accept-new")  # records the pool's host key for the VIP
+    assert first.returncode == 0 and first.stdout.strip() in LOGINS, first.stderr
+    holders = vip_holders(LOGIN_VIP, LOGINS)
+    assert len(holders) == 1, holders
+    holder = holders[0]
+    survivor = next(host for host in LOGINS if host != holder)
+    subprocess.run(["docker", "kill", holder], capture_output=True, check=True)
+    seconds = wait(
+        lambda: answered_by(survivor),
+        60,
+        f"SSH through the login VIP after {holder} was killed",
+    )
+    assert vip_holders(LOGIN_VIP, LOGINS) == [survivor]
+    report(
+        f"login pool: {holder} killed, SSH through the VIP answered by {survivor} after {seconds:.1f} s "
+        "(same host key: strict checking)"
+    )
+    subprocess.run(["docker", "start", holder], capture_output=True, check=True)
+    wait(
+        lambda: (
+            running(holder)
+            and sh(holder, "systemctl is-active keepalived haproxy ssh", check=False) == "active\nactive\nactive"
+        ),
+        120,
+        f"{holder} to run keepalived, HAProxy and sshd again",
+    )
+    stat = "echo 'show stat' | socat stdio /run/haproxy/admin.sock | grep -c '^login_nodes,.*,UP,'"
+    wait(lambda: sh(survivor, stat, check=False) == "2", 30, f"HAProxy on {survivor} to see {holder} up again")
+    time.sleep(5)  # several VRRP adverts: a preempting node would have taken the VIP by now
+    assert vip_holders(LOGIN_VIP, LOGINS) == [survivor], "the repaired node pulled the VIP back"

@@ -21,13 +21,14 @@ EXPECTED_OUTPUT = {
     "gpu": [
         "no NVIDIA GPU on the PCI bus: packages and configuration installed, kernel modules and GPU services skipped"
     ],
+    "lustre": ["lustre_mount_state is present: /lustre/scratch, /lustre/proj in fstab, not mounted"],
 }
 
 ROLES = sorted(path.parents[2].name for path in (ROOT / "roles").glob("*/molecule/default/molecule.yml"))
 
-# Roles whose subject is several hosts together (a 3-node Galera cluster, a Pacemaker pair): their scenario
-# is the whole-cluster one that drills them, not a one-host role scenario.
-MULTI_HOST = {"galera": "production", "pacemaker": "production"}
+# Roles whose subject is several hosts together (a 3-node Galera cluster, a Pacemaker pair, a login pool):
+# their scenario is the whole-cluster one that drills them, not a one-host role scenario.
+MULTI_HOST = {"galera": "production", "pacemaker": "production", "login_pool": "production"}
 
 
 def test_every_role_has_a_scenario() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.gpucluster.cluster.plugins.filter.ha import pacemaker_errors
+from ansible_collections.gpucluster.cluster.plugins.filter.ha import login_pool_errors, pacemaker_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import fencing_errors, pair_errors, vip_errors
 
 ADDRESSES = {"ctl1": "10.0.0.11", "ctl2": "10.0.0.12"}
@@ -56,3 +56,35 @@ def test_lab_switch_from_the_command_line_is_read_as_a_boolean() -> None:
     assert pacemaker_errors(["ctl1", "ctl2"], ADDRESSES, {**settings, "lab_without_fencing": "yes"}) == []
     refused = pacemaker_errors(["ctl1", "ctl2"], ADDRESSES, {**settings, "lab_without_fencing": "maybe"})
     assert refused == ["pacemaker_lab_without_fencing is 'maybe'; set it to true or false"]
+
+
+LOGINS = {"login1": "10.0.0.21", "login2": "10.0.0.22"}
+POOL = {
+    "vip": "10.0.0.20",
+    "cidr_netmask": 24,
+    "virtual_router_id": 51,
+    "vrrp_password": "",
+    "balance": "source",
+    "ssh_port": 22,
+    "other_vips": {"pacemaker_vip": "10.0.0.10"},
+}
+
+
+def test_login_pool_of_two_with_a_free_vip_passes() -> None:
+    assert login_pool_errors(list(LOGINS), LOGINS, POOL) == []
+    assert login_pool_errors(list(LOGINS), LOGINS, {**POOL, "virtual_router_id": "51", "ssh_port": "2222"}) == []
+
+
+def test_login_pool_findings_name_the_variable() -> None:
+    assert "has 1 host(s)" in login_pool_errors(["login1"], {"login1": "10.0.0.21"}, POOL)[0]
+    assert login_pool_errors(list(LOGINS), LOGINS, {**POOL, "vip": "10.0.0.22"}) == [
+        "login_pool_vip 10.0.0.22 is login2's own address; pick a free address"
+    ]
+    assert "not in login1's network" in login_pool_errors(list(LOGINS), LOGINS, {**POOL, "vip": "10.9.0.20"})[0]
+    assert login_pool_errors(list(LOGINS), LOGINS, {**POOL, "vip": "10.0.0.10"}) == [
+        "login_pool_vip 10.0.0.10 is also pacemaker_vip; each VIP needs its own address"
+    ]
+    assert "not a VRRP router id" in login_pool_errors(list(LOGINS), LOGINS, {**POOL, "virtual_router_id": 256})[0]
+    assert "keeps only 8" in login_pool_errors(list(LOGINS), LOGINS, {**POOL, "vrrp_password": "123456789"})[0]
+    assert "'first' is not one of" in login_pool_errors(list(LOGINS), LOGINS, {**POOL, "balance": "first"})[0]
+    assert "is not a TCP port" in login_pool_errors(list(LOGINS), LOGINS, {**POOL, "ssh_port": 0})[0]

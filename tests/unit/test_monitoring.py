@@ -64,6 +64,14 @@ def test_scrape_jobs_follow_the_inventory() -> None:
     assert "dcgm" not in [job["job_name"] for job in _config(dcgm=False)["scrape_configs"]]
 
 
+def test_login_pool_haproxy_is_scraped_on_every_login_node() -> None:
+    cluster = build_cluster(valid_spec(), valid_groups())
+    config = prometheus_config(cluster, ["mon01"], haproxy=True)
+    jobs = {job["job_name"]: job["static_configs"] for job in config["scrape_configs"]}
+    assert jobs["haproxy"] == [{"targets": ["login01:8405"]}]
+    assert "haproxy" not in [job["job_name"] for job in _config()["scrape_configs"]]
+
+
 def test_prometheus_accepts_the_generated_config_and_the_rules(tmp_path: Path) -> None:
     (tmp_path / "rules").mkdir()
     shutil.copy(ROLE / "files" / "rules" / "gpucluster.yml", tmp_path / "rules" / "gpucluster.yml")
