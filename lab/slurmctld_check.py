@@ -23,13 +23,16 @@ _PAIR = re.compile(r"(\w+)=(\S*)")
 # their priority weights) need slurmdbd, and 26.05 refuses partition QOS it cannot look up, so the
 # accounting lines and the partitions' QOS/AllowQos are taken out before it starts. Every node name
 # resolves to a loopback address of the container, where this slurmctld itself listens, so a backup
-# SlurmctldHost would be this daemon again: only the primary's line is kept (failover is drilled in the
-# production lab).
+# SlurmctldHost would be this daemon again: only the primary's line is kept, and a pair's SlurmctldAddr
+# (its virtual IP) becomes the loopback, so the key is still read and no client call leaves the container
+# (failover is drilled in the production lab). (No --network none: slurmctld's listening socket needs an
+# address beside the loopback - getaddrinfo with AI_ADDRCONFIG finds none without it.)
 RUN_SCRIPT = r"""
 set -eu
 cp /input/* /etc/slurm/
 sed -i -E -e '/^(AccountingStorage[A-Za-z]*|PriorityWeightTRES)=/d' \
   -e '/^PartitionName=/s/ (QOS|AllowQos)=[^ ]*//g' -e '0,/^SlurmctldHost=/!{/^SlurmctldHost=/d}' \
+  -e 's/^SlurmctldAddr=.*/SlurmctldAddr=127.0.0.1/' \
   /etc/slurm/slurm.conf
 cat /work/hosts >> /etc/hosts
 mkdir -p /run/munge /var/log/slurm /var/spool/slurmctld

@@ -225,6 +225,9 @@ class Cluster:
     # controller -> address for SlurmctldHost=name(address): failover must not wait on a name lookup of
     # a controller that is down.
     controller_addresses: Mapping[str, str] = field(default_factory=dict)
+    # SlurmctldAddr: the address that follows the controller in charge (a Pacemaker pair's VIP); clients then
+    # never try the lost controller's own address first.
+    controller_vip: str = ""
 
     def node_type(self, name: str) -> NodeType | None:
         for node_type in self.node_types:
@@ -427,6 +430,7 @@ SPEC_KEYS = (
     "controllers_run_jobs",
     "min_node_memory_mb",
     "controller_addresses",
+    "controller_vip",
 )
 
 
@@ -506,6 +510,7 @@ def _read_cluster(reader: _Reader, spec: Mapping[str, Any], groups: Mapping[str,
                 spec.get("controller_addresses"), "cluster_controller_addresses"
             ).items()
         },
+        controller_vip=str(spec.get("controller_vip") or ""),
     )
 
 

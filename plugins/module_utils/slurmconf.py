@@ -229,6 +229,8 @@ def settings_lines(cluster: Cluster) -> list[str]:
         else f"SlurmctldHost={host}"
         for host in cluster.controllers
     ]
+    if cluster.controller_vip:
+        lines.append(f"SlurmctldAddr={cluster.controller_vip}")
     lines += [
         f"{key}={conf_value(value)}"
         for key, value in sorted(merged_settings(cluster).items(), key=lambda kv: kv[0].lower())

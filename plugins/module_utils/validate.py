@@ -146,6 +146,17 @@ def check_controllers(cluster: Cluster) -> list[str]:
             errors.append(f"cluster_controller_addresses: {host} is not in group 'controllers'")
         elif not netaddr.valid_ipv4(address) and not netaddr.valid_ipv6(address):
             errors.append(f"cluster_controller_addresses.{host}: '{address}' is not an IP address")
+    vip = cluster.controller_vip
+    if vip and not netaddr.valid_ipv4(vip) and not netaddr.valid_ipv6(vip):
+        errors.append(
+            f"cluster_controller_vip: '{vip}' is not an IP address; set it to the controllers' virtual IP "
+            "(pacemaker_vip) or leave it empty"
+        )
+    elif vip and len(cluster.controllers) < 2:
+        errors.append(
+            f"cluster_controller_vip: {vip} is set for a single controller; a virtual IP follows the controller "
+            "in charge of a pair - leave it empty"
+        )
     return errors
 
 

@@ -88,6 +88,9 @@ def test_slurmctld_reports_the_designed_cluster(
 
     # Release: the daemon that loaded the files is the one the inventory targets.
     assert re.search(rf"^SLURM_VERSION\s+= {re.escape(str(cluster.release))}\.", readback.config, re.M)
+    # A Pacemaker pair's VIP is SlurmctldAddr (the harness points it at the loopback): the daemon read it.
+    if "SlurmctldAddr=" in (tmp_path / "etc-slurm" / "slurm.conf").read_text():
+        assert re.search(r"^SlurmctldAddr\s+= 127\.0\.0\.1$", readback.config, re.M), readback.config
 
     # Nodes: every compute node, each with its type's CPUs, memory, typed GRES and features.
     assert len(readback.nodes) == nodes == len(cluster.compute)

@@ -53,6 +53,15 @@ def test_controller_addresses_go_into_slurmctldhost() -> None:
     spec["controller_addresses"] = {"ctl01": "10.0.0.11", "ctl02": "10.0.0.12"}
     settings = render(spec, groups)["slurm_conf"]["settings"]
     assert settings[:2] == ["SlurmctldHost=ctl01(10.0.0.11)", "SlurmctldHost=ctl02(10.0.0.12)"]
+    assert not any(line.startswith("SlurmctldAddr=") for line in settings)
+
+
+def test_the_pairs_virtual_ip_is_slurmctldaddr() -> None:
+    spec, groups = valid_spec(), valid_groups()
+    groups["controllers"] = ["ctl01", "ctl02"]
+    spec["controller_vip"] = "10.0.0.10"
+    settings = render(spec, groups)["slurm_conf"]["settings"]
+    assert settings[:3] == ["SlurmctldHost=ctl01", "SlurmctldHost=ctl02", "SlurmctldAddr=10.0.0.10"]
 
 
 def test_user_settings_override_and_null_deletes() -> None:

@@ -406,3 +406,17 @@ def test_controller_addresses_must_be_ips_of_controllers() -> None:
         build_cluster(spec, groups)
     assert "cluster_controller_addresses.ctl01: 'ctl01.example' is not an IP address" in caught.value.errors
     assert "cluster_controller_addresses: gpu01 is not in group 'controllers'" in caught.value.errors
+
+
+def test_controller_vip_must_be_an_ip_of_a_pair() -> None:
+    spec, groups = valid_spec(), valid_groups()
+    spec["controller_vip"] = "ctl-vip"
+    groups["controllers"] = ["ctl01", "ctl02"]
+    with pytest.raises(InventoryError) as caught:
+        build_cluster(spec, groups)
+    assert caught.value.errors[0].startswith("cluster_controller_vip: 'ctl-vip' is not an IP address")
+    spec["controller_vip"] = "10.0.0.10"
+    groups["controllers"] = ["ctl01"]
+    with pytest.raises(InventoryError) as caught:
+        build_cluster(spec, groups)
+    assert "cluster_controller_vip: 10.0.0.10 is set for a single controller" in caught.value.errors[0]
