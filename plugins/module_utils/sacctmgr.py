@@ -88,6 +88,21 @@ def plan_cluster(run: Runner, name: str) -> list[list[str]]:
     return [] if rows else [["add", "cluster", name]]
 
 
+def plan_federation(run: Runner, name: str, settings: Mapping[str, object]) -> list[list[str]]:
+    """A federation with exactly the clusters in settings["Clusters"] (each already added as a cluster):
+    created with them, or members added and removed one by one."""
+    raw = settings.get("Clusters") or []
+    wanted = [str(c) for c in raw] if isinstance(raw, (list, tuple)) else [c for c in str(raw).split(",") if c]
+    rows = show(run, "federation", {"name": name}, ["Federation", "Cluster"])
+    if not rows:
+        return [["add", "federation", name, *([f"clusters={','.join(wanted)}"] if wanted else [])]]
+    have = {row["Cluster"] for row in rows if row.get("Cluster")}
+    where = ["modify", "federation", "where", f"name={name}", "set"]
+    commands = [[*where, f"clusters+={cluster}"] for cluster in wanted if cluster not in have]
+    commands += [[*where, f"clusters-={cluster}"] for cluster in sorted(have - set(wanted))]
+    return commands
+
+
 def plan_account(run: Runner, name: str, cluster: str, settings: Mapping[str, object]) -> list[list[str]]:
     record = {k: v for k, v in settings.items() if k.lower() not in ASSOCIATION_KEYS}
     association = {k: v for k, v in settings.items() if k.lower() in ASSOCIATION_KEYS}

@@ -1,12 +1,12 @@
 #!/usr/bin/python
-"""Idempotent sacctmgr: clusters, QOS, accounts and users in slurmdbd."""
+"""Idempotent sacctmgr: clusters, federations, QOS, accounts and users in slurmdbd."""
 
 from __future__ import annotations
 
 DOCUMENTATION = r"""
 ---
 module: sacctmgr
-short_description: Manage Slurm accounting entities (cluster, QOS, account, user) idempotently
+short_description: Manage Slurm accounting entities (cluster, federation, QOS, account, user) idempotently
 description:
   - Reads the entity with C(sacctmgr show), compares the wanted settings and runs only the C(add) or
     C(modify) commands that are needed. Check mode reports the commands without running them.
@@ -18,9 +18,9 @@ options:
     description: What to manage.
     type: str
     required: true
-    choices: [cluster, qos, account, user]
+    choices: [cluster, federation, qos, account, user]
   name:
-    description: Name of the cluster, QOS, account or user.
+    description: Name of the cluster, federation, QOS, account or user.
     type: str
     required: true
   cluster:
@@ -30,7 +30,7 @@ options:
     description:
       - sacctmgr settings, e.g. C(Priority), C(MaxWall), C(Preempt), C(Flags), C(MaxTRESPerUser) for a QOS;
         C(Description), C(Organization), C(Parent), C(QOS) for an account; C(DefaultAccount), C(Accounts),
-        C(QOS) for a user.
+        C(QOS) for a user; C(Clusters) (the member clusters, already added) for a federation.
     type: dict
     default: {}
 attributes:
@@ -46,6 +46,12 @@ EXAMPLES = r"""
     entity: qos
     name: high
     settings: {Priority: 1000, Preempt: [scavenger], MaxTRESPerUser: gres/gpu=64}
+
+- name: Two pods in one federation
+  gpucluster.cluster.sacctmgr:
+    entity: federation
+    name: fed
+    settings: {Clusters: [pod1, pod2]}
 """
 
 RETURN = r"""
@@ -62,6 +68,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.gpucluster.cluster.plugins.module_utils.sacctmgr import (
     plan_account,
     plan_cluster,
+    plan_federation,
     plan_qos,
     plan_user,
 )
@@ -70,7 +77,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.sacctmgr import
 def main() -> None:
     module = AnsibleModule(
         argument_spec={
-            "entity": {"type": "str", "required": True, "choices": ["cluster", "qos", "account", "user"]},
+            "entity": {"type": "str", "required": True, "choices": ["cluster", "federation", "qos", "account", "user"]},
             "name": {"type": "str", "required": True},
             "cluster": {"type": "str"},
             "settings": {"type": "dict", "default": {}},
@@ -90,6 +97,8 @@ def main() -> None:
     cluster = module.params["cluster"] or ""
     if entity == "cluster":
         commands = plan_cluster(run, name)
+    elif entity == "federation":
+        commands = plan_federation(run, name, settings)
     elif entity == "qos":
         commands = plan_qos(run, name, settings)
     elif entity == "account":

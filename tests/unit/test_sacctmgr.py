@@ -17,6 +17,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.sacctmgr import
     parse_rows,
     plan_account,
     plan_cluster,
+    plan_federation,
     plan_qos,
     plan_user,
 )
@@ -115,3 +116,19 @@ def test_cidr_filter() -> None:
 
     assert cidr("172.18.0.0", "255.255.0.0") == "172.18.0.0/16"
     assert cidr("10.1.2.0", "255.255.255.0") == "10.1.2.0/24"
+
+
+def test_federation_is_created_with_its_clusters_then_kept_in_step() -> None:
+    assert plan_federation(FakeSacctmgr({}), "fed", {"Clusters": ["pod1", "pod2"]}) == [
+        ["add", "federation", "fed", "clusters=pod1,pod2"]
+    ]
+    run = FakeSacctmgr({"federation": "fed|pod1\nfed|pod2\n"})
+    assert plan_federation(run, "fed", {"Clusters": ["pod1", "pod2"]}) == []
+    assert run.calls[0][-1] == "format=Federation,Cluster"
+    grown = plan_federation(FakeSacctmgr({"federation": "fed|pod1\nfed|old\n"}), "fed", {"Clusters": "pod1,pod2"})
+    assert grown == [
+        ["modify", "federation", "where", "name=fed", "set", "clusters+=pod2"],
+        ["modify", "federation", "where", "name=fed", "set", "clusters-=old"],
+    ]
+    empty = plan_federation(FakeSacctmgr({"federation": "fed|\n"}), "fed", {"Clusters": ["pod1"]})
+    assert empty == [["modify", "federation", "where", "name=fed", "set", "clusters+=pod1"]]
