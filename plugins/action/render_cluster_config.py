@@ -13,7 +13,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.template import trust_as_template
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError
-from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory
+from ansible_collections.gpucluster.cluster.plugins.module_utils.render import configs_from_inventory
 
 
 class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type information
@@ -29,16 +29,41 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         dest = Path(str(args["dest"])).expanduser()
         mode = int(str(args.get("mode", "0644")), 8)
         try:
-            config = config_from_inventory(args["spec"], args["groups"])
+            configs = configs_from_inventory(args["spec"], args["groups"])
         except InventoryError as exc:
             raise AnsibleActionFail("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
 
-        wanted: list[str] = config["files"]
-        variables = {**(task_vars or {}), "__cluster_config": config}
-        templar = self._templar.copy_with_new_env(available_variables=variables)
-
         changed: list[str] = []
         diffs: list[dict[str, str]] = []
+        files: list[str] = []
+        # A federation: one directory per pod (its ClusterName), each a whole cluster's configuration.
+        for pod, config in configs.items():
+            prefix = f"{pod}/" if pod else ""
+            pod_changed, pod_diffs = self._render(config, dest / pod if pod else dest, mode, task_vars or {}, prefix)
+            changed += pod_changed
+            diffs += pod_diffs
+            files += [prefix + name for name in config["files"]]
+        summary = (
+            {pod: config["summary"] for pod, config in configs.items()} if "" not in configs else configs[""]["summary"]
+        )
+        result.update(changed=bool(changed), files=files, updated=changed, dest=str(dest), summary=summary)
+        if self._task.diff and diffs:
+            result["diff"] = diffs
+        return result
+
+    def _render(
+        self,
+        config: dict[str, Any],
+        dest: Path,
+        mode: int,
+        task_vars: dict[str, Any],
+        prefix: str,
+    ) -> tuple[list[str], list[dict[str, str]]]:
+        changed: list[str] = []
+        diffs: list[dict[str, str]] = []
+        wanted: list[str] = config["files"]
+        variables = {**task_vars, "__cluster_config": config}
+        templar = self._templar.copy_with_new_env(available_variables=variables)
         for name in wanted:
             source = Path(self._find_needle("templates", f"{name}.j2")).read_text()
             content = str(templar.template(trust_as_template(source)))
@@ -47,7 +72,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
             target = dest / name
             before = target.read_text() if target.exists() else ""
             if before != content or (target.exists() and (target.stat().st_mode & 0o7777) != mode):
-                changed.append(name)
+                changed.append(prefix + name)
                 diffs.append(
                     {"before_header": str(target), "after_header": str(target), "before": before, "after": content}
                 )
@@ -56,17 +81,13 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         for name in config["stale_files"]:
             stale = dest / name
             if stale.exists():
-                changed.append(f"removed {name}")
+                changed.append(f"removed {prefix}{name}")
                 diffs.append(
                     {"before_header": str(stale), "after_header": "(absent)", "before": stale.read_text(), "after": ""}
                 )
                 if not self._task.check_mode:
                     stale.unlink()
-
-        result.update(changed=bool(changed), files=wanted, updated=changed, dest=str(dest), summary=config["summary"])
-        if self._task.diff and diffs:
-            result["diff"] = diffs
-        return result
+        return changed, diffs
 
     @staticmethod
     def _write(target: Path, content: str, mode: int) -> None:

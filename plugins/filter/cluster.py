@@ -5,16 +5,22 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ansible_collections.gpucluster.cluster.plugins.module_utils.federation import pod_of, read_federation
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand, fold
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import (
     config_from_inventory,
+    configs_from_inventory,
     inventory_errors,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import host_job_scripts
 from ansible_collections.gpucluster.cluster.plugins.module_utils.userview import user_view
 from ansible_collections.gpucluster.cluster.plugins.module_utils.validate import GPU_CATALOGUE
-from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import cluster_or_raise, inventory_error
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import (
+    cluster_or_raise,
+    inventory_error,
+    pods_or_raise,
+)
 
 
 def cluster_config(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
@@ -25,6 +31,60 @@ def cluster_config(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]])
         raise inventory_error(exc) from exc
 
 
+def cluster_configs(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, dict[str, Any]]:
+    """cluster_config of every cluster, once per play: {"": config} for one cluster, {pod: config} for the pods
+    of a federation (each host then reads its own pod's, see cluster_pod)."""
+    try:
+        return configs_from_inventory(spec, groups)
+    except InventoryError as exc:
+        raise inventory_error(exc) from exc
+
+
+def cluster_pod(federation: Mapping[str, Any] | None, group_names: Sequence[str]) -> str:
+    """The pod of a host (from its group_names) in cluster_federation; "" outside any pod or federation."""
+    parsed, _ = read_federation({"federation": federation or {}, "name": "federation"})
+    if parsed is None:
+        return ""
+    return next((pod.name for pod in parsed.pods if pod.group in group_names), "")
+
+
+def cluster_pod_hosts(
+    hosts: Sequence[str], groups: Mapping[str, Sequence[str]], federation: Mapping[str, Any] | None, host: str
+) -> list[str]:
+    """The hosts of ``hosts`` in the same pod as ``host`` (all of them outside a federation or any pod):
+    e.g. a pod's own controllers, from groups['controllers']."""
+    parsed, _ = read_federation({"federation": federation or {}, "name": "federation"})
+    if parsed is None:
+        return list(hosts)
+    pod = pod_of(host, groups, parsed)
+    if not pod:
+        return list(hosts)
+    return [member for member in hosts if pod_of(member, groups, parsed) == pod]
+
+
+def cluster_pod_leaders(
+    hosts: Sequence[str], groups: Mapping[str, Sequence[str]], federation: Mapping[str, Any] | None
+) -> list[str]:
+    """The first of ``hosts`` in every pod (e.g. each pod's first controller); outside a federation, the first."""
+    parsed, _ = read_federation({"federation": federation or {}, "name": "federation"})
+    if parsed is None:
+        return list(hosts[:1])
+    leaders: dict[str, str] = {}
+    for host in hosts:
+        leaders.setdefault(pod_of(host, groups, parsed), host)
+    return [leaders[pod.name] for pod in parsed.pods if pod.name in leaders]
+
+
+def cluster_user_views(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, dict[str, Any]]:
+    """cluster_user_view of every cluster ({"": view} or {pod: view}); a pod's view names its federation."""
+    pods = pods_or_raise(spec, groups)
+    views = {pod: user_view(cluster) for pod, cluster in pods.items()}
+    if "" not in pods:
+        for view in views.values():
+            view["federation"] = {"name": next(iter(pods.values())).federation, "clusters": list(pods)}
+    return views
+
+
 def cluster_user_view(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     """Partitions, GPU types, QOS and per-GPU requests as users see them (user guide, example scripts)."""
     return user_view(cluster_or_raise(spec, groups))
@@ -33,9 +93,9 @@ def cluster_user_view(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str
 def cluster_node_gpus(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, dict[str, Any]]:
     """The GPUs the inventory declares, per GPU host (node type, GRES type, count, devices, detection):
     computed once per play, each host reads its own entry."""
-    cluster = cluster_or_raise(spec, groups)
+    node_types = [nt for cluster in pods_or_raise(spec, groups).values() for nt in cluster.node_types]
     result: dict[str, dict[str, Any]] = {}
-    for node_type in cluster.node_types:
+    for node_type in node_types:
         gpu = node_type.gpu
         if gpu is None:
             continue
@@ -85,6 +145,11 @@ class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
             "cluster_config": cluster_config,
+            "cluster_configs": cluster_configs,
+            "cluster_pod": cluster_pod,
+            "cluster_pod_hosts": cluster_pod_hosts,
+            "cluster_pod_leaders": cluster_pod_leaders,
+            "cluster_user_views": cluster_user_views,
             "cluster_errors": cluster_errors,
             "cluster_host_job_scripts": cluster_host_job_scripts,
             "cluster_node_gpu": cluster_node_gpu,

@@ -11,7 +11,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring impo
     alertmanager_errors,
     prometheus_config,
 )
-from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import cluster_or_raise
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import pods_or_raise
 
 
 def monitoring_prometheus_config(
@@ -20,15 +20,16 @@ def monitoring_prometheus_config(
     """prometheus.yml as data: scrape jobs for every exporter the inventory places. settings: monitoring_hosts,
     ports (exporter -> port), dcgm (scrape the DCGM exporter), haproxy (scrape the login pool's HAProxy),
     scrape_interval, evaluation_interval."""
-    cluster = cluster_or_raise(spec, groups)
+    pods = pods_or_raise(spec, groups)
     return prometheus_config(
-        cluster,
+        next(iter(pods.values())),
         list(settings["monitoring_hosts"]),
         ports=settings.get("ports") or {},
         dcgm=bool(settings.get("dcgm")),
         haproxy=bool(settings.get("haproxy")),
         scrape_interval=str(settings.get("scrape_interval", "30s")),
         evaluation_interval=str(settings.get("evaluation_interval", "30s")),
+        pods=pods if "" not in pods else None,
     )
 
 

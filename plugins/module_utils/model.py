@@ -228,6 +228,8 @@ class Cluster:
     # SlurmctldAddr: the address that follows the controller in charge (a Pacemaker pair's VIP); clients then
     # never try the lost controller's own address first.
     controller_vip: str = ""
+    # The federation this cluster (a pod) belongs to; "" for a cluster on its own.
+    federation: str = ""
 
     def node_type(self, name: str) -> NodeType | None:
         for node_type in self.node_types:
@@ -431,21 +433,48 @@ SPEC_KEYS = (
     "min_node_memory_mb",
     "controller_addresses",
     "controller_vip",
+    # Phase 3: cluster_federation (name, pods) and the pod this model is for (federation.py).
+    "federation",
+    "pod",
 )
 
 
 def build_cluster(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> Cluster:
     """Build the model, or raise InventoryError with every shape error and every rule broken."""
     # Imported here: validate imports the model's classes.
+    from .federation import scope_to_pod
     from .validate import validate_cluster
 
     reader = _Reader()
+    spec, groups, reader.errors = scope_to_pod(reader.mapping(spec, "cluster spec"), groups)
     cluster = _read_cluster(reader, spec, groups)
     errors = reader.errors + (validate_cluster(cluster) if cluster is not None else [])
     if errors:
         raise InventoryError(errors)
     assert cluster is not None
     return cluster
+
+
+def build_pods(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Cluster]:
+    """Every cluster of the inventory: {"": the cluster} for one cluster, {pod: its cluster} for a federation.
+    Raises InventoryError with every pod's errors (prefixed with the pod) and the rules that span pods."""
+    from .federation import federation_errors, pod_names
+
+    pods = pod_names(spec)
+    if not pods:
+        return {"": build_cluster(spec, groups)}
+    errors = federation_errors(spec, groups)
+    if errors:
+        raise InventoryError(errors)
+    result: dict[str, Cluster] = {}
+    for pod in pods:
+        try:
+            result[pod] = build_cluster({**spec, "pod": pod}, groups)
+        except InventoryError as exc:
+            errors += [f"pod {pod}: {error}" for error in exc.errors]
+    if errors:
+        raise InventoryError(errors)
+    return result
 
 
 def _read_cluster(reader: _Reader, spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> Cluster | None:
@@ -511,6 +540,7 @@ def _read_cluster(reader: _Reader, spec: Mapping[str, Any], groups: Mapping[str,
             ).items()
         },
         controller_vip=str(spec.get("controller_vip") or ""),
+        federation=str(spec.get("federation") or ""),
     )
 
 

@@ -71,6 +71,29 @@ def scrape_configs(
     return [job for job in jobs if job]
 
 
+def federation_scrape_configs(
+    pods: Mapping[str, Cluster], monitoring_hosts: Sequence[str], ports: Mapping[str, int], dcgm: bool, haproxy: bool
+) -> list[dict[str, Any]]:
+    """One Prometheus for every pod of a federation: each pod's jobs merged by name, every target once, and
+    the groups of a pod's own hosts (controllers, login, node types) labelled slurm_cluster=<pod>."""
+    jobs: dict[str, dict[str, Any]] = {}
+    seen: set[tuple[str, str]] = set()
+    for pod, cluster in pods.items():
+        own = {f"{host}:" for host in (*cluster.controllers, *cluster.compute, *cluster.login)}
+        for job in scrape_configs(cluster, monitoring_hosts, ports, dcgm, haproxy):
+            merged = jobs.setdefault(job["job_name"], {**job, "static_configs": []})
+            for group in job["static_configs"]:
+                targets = [t for t in group["targets"] if (job["job_name"], t) not in seen]
+                seen.update((job["job_name"], t) for t in targets)
+                if not targets:
+                    continue
+                labels = dict(group.get("labels", {}))
+                if all(t[: t.rindex(":") + 1] in own for t in targets):
+                    labels["slurm_cluster"] = pod
+                merged["static_configs"].append({"targets": targets, **({"labels": labels} if labels else {})})
+    return list(jobs.values())
+
+
 def prometheus_config(
     cluster: Cluster,
     monitoring_hosts: Sequence[str],
@@ -80,20 +103,27 @@ def prometheus_config(
     haproxy: bool = False,
     scrape_interval: str = "30s",
     evaluation_interval: str = "30s",
+    pods: Mapping[str, Cluster] | None = None,
 ) -> dict[str, Any]:
-    """prometheus.yml: global settings with the cluster as external label, Alertmanagers, rules, scrapes."""
+    """prometheus.yml: global settings with the cluster as external label, Alertmanagers, rules, scrapes.
+    With ``pods`` (a federation), the scrapes of every pod and the federation's name as external label."""
     port = {**DEFAULT_PORTS, **(ports or {})}
+    scrapes = (
+        federation_scrape_configs(pods, monitoring_hosts, port, dcgm, haproxy)
+        if pods
+        else scrape_configs(cluster, monitoring_hosts, port, dcgm, haproxy)
+    )
     return {
         "global": {
             "scrape_interval": scrape_interval,
             "evaluation_interval": evaluation_interval,
-            "external_labels": {"cluster": cluster.name},
+            "external_labels": {"cluster": cluster.federation or cluster.name},
         },
         "alerting": {
             "alertmanagers": [{"static_configs": [{"targets": _targets(monitoring_hosts, port["alertmanager"])}]}]
         },
         "rule_files": ["rules/*.yml"],
-        "scrape_configs": scrape_configs(cluster, monitoring_hosts, port, dcgm, haproxy),
+        "scrape_configs": scrapes,
     }
 
 

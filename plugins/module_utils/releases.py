@@ -63,6 +63,38 @@ class Release:
         return self.at_least("26.05")
 
 
+def compatibility_window(release: Release) -> int:
+    """How many earlier major releases this one accepts (RPCs, state files, database records): two until
+    24.05, three from 24.11 (SchedMD's upgrade guide, "Compatibility Window")."""
+    return 3 if release.at_least("24.11") else 2
+
+
+def accepts(newer: Release, older: Release) -> bool:
+    """Whether daemons of ``newer`` accept daemons, state and records of ``older`` (same release included)."""
+    if (older.year, older.month) > (newer.year, newer.month):
+        return False
+    known = [Release.parse(text) for text in KNOWN_RELEASES]
+    if newer not in known or older not in known:
+        return False
+    return known.index(newer) - known.index(older) <= compatibility_window(newer)
+
+
+def upgrade_path(source: Release, target: Release) -> list[Release]:
+    """The releases to install in turn to go from ``source`` to ``target`` with no state lost: each step the
+    farthest release that still accepts the one before (empty when source == target)."""
+    known = [Release.parse(text) for text in KNOWN_RELEASES]
+    path: list[Release] = []
+    current = source
+    while current != target:
+        start, end = (current.year, current.month), (target.year, target.month)
+        steps = [r for r in known if start < (r.year, r.month) <= end and accepts(r, current)]
+        if not steps:
+            raise ValueError(f"no supported upgrade from {current} towards {target}")
+        current = steps[-1]
+        path.append(current)
+    return path
+
+
 def autodetect_allowed(release: Release, method: str) -> bool:
     """Whether gres.conf AutoDetect=<method> is accepted by this release."""
     if method in ("off", "nvml"):

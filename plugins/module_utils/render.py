@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .model import Cluster, InventoryError, build_cluster
+from .model import Cluster, InventoryError, build_cluster, build_pods
 from .slurmconf import gres_lines, health_check_config, job_script_files, slurm_conf_sections
 from .topology import topology_conf, topology_yaml
 
@@ -25,6 +25,7 @@ def cluster_config(cluster: Cluster) -> dict[str, Any]:
     files += ["topology.yaml"] if topology_yaml_data else []
     return {
         "name": cluster.name,
+        "federation": cluster.federation,
         "release": str(cluster.release),
         "slurm_conf": dict(slurm_conf_sections(cluster)),
         "gres_conf": gres,
@@ -52,10 +53,15 @@ def config_from_inventory(spec: Mapping[str, Any], groups: Mapping[str, Sequence
     return cluster_config(build_cluster(spec, groups))
 
 
+def configs_from_inventory(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, dict[str, Any]]:
+    """Every cluster's config: {"": config} for one cluster, {pod: config} for each pod of a federation."""
+    return {pod: cluster_config(cluster) for pod, cluster in build_pods(spec, groups).items()}
+
+
 def inventory_errors(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> list[str]:
-    """Every validation error of an inventory (empty when it is valid)."""
+    """Every validation error of an inventory, every pod and the rules across pods (empty when valid)."""
     try:
-        build_cluster(spec, groups)
+        build_pods(spec, groups)
     except InventoryError as exc:
         return exc.errors
     return []

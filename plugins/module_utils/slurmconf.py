@@ -51,6 +51,8 @@ def default_settings(cluster: Cluster) -> dict[str, Any]:
     scheduling = cluster.scheduling
     settings: dict[str, Any] = {
         "ClusterName": cluster.name,
+        # A pod of a federation: squeue, sinfo and sprio show every pod's jobs and nodes by default.
+        "FederationParameters": "fed_display" if cluster.federation else None,
         "SlurmUser": "slurm",
         "AuthType": "auth/munge",
         "SlurmctldPort": 6817,
