@@ -126,6 +126,10 @@ def scope_to_pod(
     }
     # The VIP follows the pod's own controller pair: never another pod's (nor the inventory-wide default).
     result = {**plain, "controller_vip": "", **pod.overrides, "name": pod.name, "federation": federation.name}
+    # Addresses of every pod's controllers (facts of the whole inventory): this pod's only.
+    addresses = spec.get("controller_addresses")
+    if isinstance(addresses, Mapping):
+        result["controller_addresses"] = {host: address for host, address in addresses.items() if host in members}
     # Node types of other pods only: not part of this pod's slurm.conf.
     node_types = spec.get("node_types")
     if isinstance(node_types, Mapping):
@@ -140,15 +144,19 @@ def scope_to_pod(
 
 
 def _partitions_of(partitions: Any, dropped: set[str]) -> Any:
-    """Partitions without the node types that have no host in the pod."""
+    """Partitions without the node types that have no host in the pod; a partition of such node types only
+    is not part of the pod (a federated job to it gets siblings on the pods that have it)."""
     if not dropped or not isinstance(partitions, Sequence) or isinstance(partitions, str):
         return partitions
     result = []
     for partition in partitions:
-        if isinstance(partition, Mapping) and isinstance(partition.get("node_types"), Sequence):
-            result.append({**partition, "node_types": [n for n in partition["node_types"] if n not in dropped]})
-        else:
+        types = partition.get("node_types") if isinstance(partition, Mapping) else None
+        if not isinstance(types, Sequence) or isinstance(types, str):
             result.append(partition)
+            continue
+        kept = [name for name in types if name not in dropped]
+        if kept or partition.get("groups") or partition.get("features"):
+            result.append({**partition, "node_types": kept})
     return result
 
 

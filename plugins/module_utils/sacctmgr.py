@@ -47,6 +47,10 @@ def parse_rows(output: str, columns: Sequence[str]) -> list[dict[str, str]]:
         if not line.strip():
             continue
         values = line.split("|")
+        # `show federation` ends every member row after the first with a stray '|' (Slurm 24.11): an empty
+        # field past the requested columns carries nothing.
+        while len(values) > len(columns) and values[-1] == "":
+            values.pop()
         rows.append(dict(zip(columns, values + [""] * (len(columns) - len(values)), strict=True)))
     return rows
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import Cluster, build_cluster
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import Cluster, build_pods
 
 from bench.gen_inventory import write_inventory
 from lab.slurmctld_check import SUITE_RELEASE, Readback, load_configs
@@ -25,8 +25,11 @@ MATRIX = [
     ("pilot", "sid", 16, 128),
     ("production", "trixie", 136, 1024),
     ("production", "sid", 136, 1024),
+    # Federations: every pod's configs, each loaded by its own slurmctld (totals over the pods).
     ("federation", "trixie", 1280, 10240),
     ("federation", "sid", 1280, 10240),
+    ("federation-100k", "trixie", 12800, 102400),
+    ("federation-100k", "sid", 12800, 102400),
     ("nvl72", "trixie", 36, 144),
     ("nvl72", "sid", 36, 144),
     ("scale12800", "bookworm", 12800, 102400),
@@ -48,17 +51,23 @@ def tmp_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("inventories")
 
 
-def _load(name: str, suite: str, tmp_root: Path, out: Path) -> tuple[Cluster, Readback]:
+def _load(name: str, suite: str, tmp_root: Path, out: Path) -> list[tuple[Cluster, Readback, Path]]:
+    """Render the inventory for the suite's release and load every cluster (each pod of a federation, from
+    its own directory) in the real slurmctld."""
     inventory = inventory_path(name, tmp_root)
     release = SUITE_RELEASE[suite]
     result = render_inventory(inventory, out, release)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     spec, groups = load_inventory(inventory)
     spec["slurm_release"] = release
-    cluster = build_cluster(spec, groups)
-    topologies = ("fabric", "nvlink") if cluster.release.topology_yaml else ()
-    readback = load_configs(suite, out, groups["all"], cluster.controllers[0], topologies)
-    return cluster, readback
+    loaded = []
+    for pod, cluster in build_pods(spec, groups).items():
+        directory = out / pod if pod else out
+        topologies = ("fabric", "nvlink") if cluster.release.topology_yaml else ()
+        loaded.append(
+            (cluster, load_configs(suite, directory, groups["all"], cluster.controllers[0], topologies), directory)
+        )
+    return loaded
 
 
 def _assert_switches(model_switches, reported: list[dict[str, str]]) -> None:
@@ -84,16 +93,29 @@ def _assert_blocks(cluster: Cluster, reported: list[dict[str, str]]) -> None:
 def test_slurmctld_reports_the_designed_cluster(
     docker_lab: None, tmp_root: Path, tmp_path: Path, name: str, suite: str, nodes: int, gpus: int
 ) -> None:
-    cluster, readback = _load(name, suite, tmp_root, tmp_path / "etc-slurm")
+    loaded = _load(name, suite, tmp_root, tmp_path / "etc-slurm")
+    assert sum(len(cluster.compute) for cluster, _, _ in loaded) == nodes
+    reported_gpus = 0
+    for cluster, readback, directory in loaded:
+        reported_gpus += _check_cluster(cluster, readback, directory)
+    assert reported_gpus == gpus
 
+
+def _check_cluster(cluster: Cluster, readback: Readback, directory: Path) -> int:
+    """What slurmctld reports is the cluster the model designed; returns the GPUs it reported."""
     # Release: the daemon that loaded the files is the one the inventory targets.
     assert re.search(rf"^SLURM_VERSION\s+= {re.escape(str(cluster.release))}\.", readback.config, re.M)
     # A Pacemaker pair's VIP is SlurmctldAddr (the harness points it at the loopback): the daemon read it.
-    if "SlurmctldAddr=" in (tmp_path / "etc-slurm" / "slurm.conf").read_text():
+    if "SlurmctldAddr=" in (directory / "slurm.conf").read_text():
         assert re.search(r"^SlurmctldAddr\s+= 127\.0\.0\.1$", readback.config, re.M), readback.config
 
+    # A pod of a federation: its own ClusterName, federation display on.
+    assert re.search(rf"^ClusterName\s+= {cluster.name}$", readback.config, re.M)
+    if cluster.federation:
+        assert re.search(r"^FederationParameters\s+= fed_display$", readback.config, re.M), readback.config
+
     # Nodes: every compute node, each with its type's CPUs, memory, typed GRES and features.
-    assert len(readback.nodes) == nodes == len(cluster.compute)
+    assert len(readback.nodes) == len(cluster.compute)
     reported_gpus = 0
     for node_type in cluster.node_types:
         for host in node_type.hosts:
@@ -106,7 +128,6 @@ def test_slurmctld_reports_the_designed_cluster(
                 reported_gpus += int(node["Gres"].rsplit(":", 1)[1])
             expected_partitions = {p.name for p in cluster.partitions if host in p.hosts}
             assert set(node["Partitions"].split(",")) == expected_partitions, host
-    assert reported_gpus == gpus
 
     # Partitions: membership as designed.
     assert set(readback.partitions) == {p.name for p in cluster.partitions}
@@ -126,6 +147,7 @@ def test_slurmctld_reports_the_designed_cluster(
         _assert_switches(cluster.fabric.switches, readback.topology)
     elif cluster.fabric.topology == "block":
         _assert_blocks(cluster, readback.topology)
+    return reported_gpus
 
 
 @pytest.mark.parametrize("suite", ["bookworm", "trixie", "sid"])
