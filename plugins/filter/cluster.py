@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ansible_collections.gpucluster.cluster.plugins.module_utils.federation import pod_of, read_federation
+from ansible_collections.gpucluster.cluster.plugins.module_utils.federation import federation_of, pod_of
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand, fold
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import (
@@ -42,7 +42,7 @@ def cluster_configs(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]
 
 def cluster_pod(federation: Mapping[str, Any] | None, group_names: Sequence[str]) -> str:
     """The pod of a host (from its group_names) in cluster_federation; "" outside any pod or federation."""
-    parsed, _ = read_federation({"federation": federation or {}, "name": "federation"})
+    parsed = federation_of(federation)
     if parsed is None:
         return ""
     return next((pod.name for pod in parsed.pods if pod.group in group_names), "")
@@ -53,7 +53,7 @@ def cluster_pod_hosts(
 ) -> list[str]:
     """The hosts of ``hosts`` in the same pod as ``host`` (all of them outside a federation or any pod):
     e.g. a pod's own controllers, from groups['controllers']."""
-    parsed, _ = read_federation({"federation": federation or {}, "name": "federation"})
+    parsed = federation_of(federation)
     if parsed is None:
         return list(hosts)
     pod = pod_of(host, groups, parsed)
@@ -66,7 +66,7 @@ def cluster_pod_leaders(
     hosts: Sequence[str], groups: Mapping[str, Sequence[str]], federation: Mapping[str, Any] | None
 ) -> list[str]:
     """The first of ``hosts`` in every pod (e.g. each pod's first controller); outside a federation, the first."""
-    parsed, _ = read_federation({"federation": federation or {}, "name": "federation"})
+    parsed = federation_of(federation)
     if parsed is None:
         return list(hosts[:1])
     leaders: dict[str, str] = {}

@@ -92,6 +92,12 @@ def read_federation(spec: Mapping[str, Any]) -> tuple[Federation | None, list[st
     return Federation(name, tuple(pods)), errors
 
 
+def federation_of(raw: Mapping[str, Any] | None) -> Federation | None:
+    """The federation of a cluster_federation value (None when empty), for the filters that only need its pods."""
+    federation, _ = read_federation({"federation": raw or {}, "name": "federation"})
+    return federation
+
+
 def pod_of(host: str, groups: Mapping[str, Sequence[str]], federation: Federation) -> str:
     """The pod (name) whose group holds the host, or ""."""
     for pod in federation.pods:
