@@ -1,9 +1,10 @@
 """Lab benchmark: bare containers to a running job, and the re-run, for N compute containers.
 
 For each N it writes a throw-away Molecule scenario molecule/bench-n<N> (the pilot's, with N compute
-platforms; git-ignored), then times: create + prepare (containers booted), the first converge of
-playbooks/pilot.yml, a 1-task-per-node srun over all N nodes, and a second converge (the re-run).
-Run: .venv/bin/python bench/lab.py [--nodes 2 4 8]
+platforms and no PyTorch on the compute nodes; git-ignored), then times: create + prepare (containers
+booted), the first converge of playbooks/pilot.yml, a 1-task-per-node srun over all N nodes, and a
+second converge (the re-run).
+Run: .venv/bin/python bench/lab.py [--nodes 2 4 8 16]
 """
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ def write_scenario(nodes: int) -> str:
         platform["name"] = platform["hostname"] = platform["name"].replace("pilot-", f"b{nodes}-")
     config["platforms"] = fixed + computes
     (target / "molecule.yml").write_text(yaml.safe_dump(config, sort_keys=False))
+    # The users' Python stack (PyTorch for the DDP example) is a package download, not deployment work.
+    compute_vars = target / "inventory" / "group_vars" / "compute.yml"
+    variables = yaml.safe_load(compute_vars.read_text()) or {}
+    variables["user_env_packages"] = []
+    compute_vars.write_text(yaml.safe_dump(variables, sort_keys=False))
     return name
 
 

@@ -84,6 +84,14 @@ def fold_chunks(names: Iterable[str], max_chars: int = MAX_FOLD_CHARS) -> list[s
     return fold_chunks(ordered[:middle], max_chars) + fold_chunks(ordered[middle:], max_chars)
 
 
+_NUMBERS = re.compile(r"(\d+)")
+
+
+def natural_key(name: str) -> tuple[tuple[int, str, int], ...]:
+    """Sort key that orders ``leaf2`` before ``leaf10`` (numbers compared as numbers)."""
+    return tuple((1, "", int(part)) if part.isdigit() else (0, part, 0) for part in _NUMBERS.split(name) if part)
+
+
 def natural_slices(host_sets: Iterable[Sequence[str]], size: int) -> list[tuple[str, tuple[str, ...]]]:
     """Consecutive slices of ``size`` hosts in natural name order, each as (folded, names).
 

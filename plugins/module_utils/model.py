@@ -400,7 +400,7 @@ PARTITION_KEYS = (
     "options",
 )
 QOS_KEYS = ("priority", "preempt", "preempt_mode", "max_wall", "flags", "limits")
-FABRIC_KEYS = ("topology", "switches", "fat_tree", "dragonfly", "blocks", "allow_disconnected")
+FABRIC_KEYS = ("topology", "switches", "fat_tree", "dragonfly", "ibnetdiscover", "blocks", "allow_disconnected")
 SCHEDULING_KEYS = ("priority", "preempt", "select_type_parameters", "scheduler_parameters")
 PRIORITY_KEYS = ("type", "weights", "tres_weights", "decay_half_life", "usage_reset_period", "max_age", "favor_small")
 PREEMPT_KEYS = ("type", "mode", "exempt_time")
@@ -796,6 +796,7 @@ def _read_health_check(reader: _Reader, raw: Any) -> HealthCheck:
 
 def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> Fabric:
     # Imported here to keep the generated-tree helpers next to the topology generator.
+    from .ibnetdiscover import DumpError, tree
     from .topology import block_layout, dragonfly_switches, fat_tree_switches
 
     data = reader.mapping(raw, "cluster_fabric")
@@ -813,7 +814,7 @@ def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> F
         if body.get("switches") is not None:
             children = reader.hosts(body.get("switches"), f"{where}.switches")
         switches.append(Switch(str(name), reader.hosts(body.get("nodes"), f"{where}.nodes"), children))
-    generators = [key for key in ("switches", "fat_tree", "dragonfly") if data.get(key)]
+    generators = [key for key in ("switches", "fat_tree", "dragonfly", "ibnetdiscover") if data.get(key)]
     if len(generators) > 1:
         reader.error(f"cluster_fabric: {' and '.join(generators)} both describe the switch tree; keep one")
     elif data.get("fat_tree"):
@@ -840,6 +841,21 @@ def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> F
             reader.required_int(shape, "leaves_per_group", "cluster_fabric.dragonfly", maximum=4096),
         )
         dragonfly = True
+    elif data.get("ibnetdiscover"):
+        dump = data["ibnetdiscover"]
+        if not isinstance(dump, str):
+            reader.error(
+                "cluster_fabric.ibnetdiscover: give the dump's text, e.g. "
+                "\"{{ lookup('ansible.builtin.file', 'fabric/ibnetdiscover.txt') }}\""
+            )
+        else:
+            try:
+                found = tree(dump, (host for hosts in compute_sets for host in hosts))
+            except DumpError as error:
+                reader.error(f"cluster_fabric.ibnetdiscover: {error}")
+            else:
+                switches = [Switch(name, nodes, children) for name, nodes, children in found.switches]
+                dragonfly = found.dragonfly
 
     blocks_raw = reader.mapping(data.get("blocks"), "cluster_fabric.blocks")
     reader.unknown_keys(blocks_raw, ("block_sizes", "blocks", "nodes_per_block", "node_types"), "cluster_fabric.blocks")

@@ -4,14 +4,17 @@ reports (scontrol show nodes/partitions/topology) is what the inventory designed
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
-from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
+import yaml
+from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand, natural_key
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import Cluster, build_pods
 
 from bench.gen_inventory import write_inventory
 from lab.slurmctld_check import SUITE_RELEASE, Readback, load_configs
+from tests.helpers import ibnet
 from tests.helpers.inventory import load_inventory
 
 from .conftest import ROOT, render_inventory
@@ -30,6 +33,8 @@ MATRIX = [
     ("federation", "sid", 1280, 10240),
     ("federation-100k", "trixie", 12800, 102400),
     ("federation-100k", "sid", 12800, 102400),
+    # The production cluster with its switch tree read from an ibnetdiscover dump (3 tiers, 2 rails).
+    ("ibnetdiscover", "trixie", 136, 1024),
     ("nvl72", "trixie", 36, 144),
     ("nvl72", "sid", 36, 144),
     ("scale12800", "bookworm", 12800, 102400),
@@ -38,7 +43,32 @@ MATRIX = [
 ]
 
 
+DUMP = "ibnetdiscover.txt"  # .txt: Ansible does not read it as an inventory source
+
+
+def _ibnetdiscover_inventory(root: Path) -> Path:
+    """The production inventory whose cluster_fabric reads a dump of its fabric through a file lookup."""
+    if root.exists():
+        return root
+    shutil.copytree(ROOT / "inventories" / "production", root)
+    _, groups = load_inventory(root)
+    compute = sorted(groups["compute"], key=natural_key)
+    fabric = ibnet.fat_tree(compute, nodes_per_leaf=17, leaves_per_pod=4, rails=2, spines=4)
+    storage = fabric.switch("storage01")
+    for host in groups["storage"]:
+        fabric.cable(fabric.hca(host, "mlx5_0"), storage)
+    (root / DUMP).write_text(fabric.text())
+    cluster_yml = root / "group_vars" / "all" / "cluster.yml"
+    variables = yaml.safe_load(cluster_yml.read_text())
+    lookup = f"{{{{ lookup('ansible.builtin.file', ansible_inventory_sources[0] ~ '/{DUMP}') }}}}"
+    variables["cluster_fabric"] = {"topology": "tree", "ibnetdiscover": lookup}
+    cluster_yml.write_text(yaml.safe_dump(variables))
+    return root
+
+
 def inventory_path(name: str, tmp_root: Path) -> Path:
+    if name == "ibnetdiscover":
+        return _ibnetdiscover_inventory(tmp_root / "ibnetdiscover")
     if name == "scale12800":
         return write_inventory(tmp_root / "scale12800", 12800)
     if name == "nvl72":
@@ -60,6 +90,8 @@ def _load(name: str, suite: str, tmp_root: Path, out: Path) -> list[tuple[Cluste
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     spec, groups = load_inventory(inventory)
     spec["slurm_release"] = release
+    if (inventory / DUMP).exists():  # the lookup, as Ansible resolved it for the render
+        spec["fabric"]["ibnetdiscover"] = (inventory / DUMP).read_text()
     loaded = []
     for pod, cluster in build_pods(spec, groups).items():
         directory = out / pod if pod else out
