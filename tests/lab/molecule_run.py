@@ -14,8 +14,11 @@ MOLECULE = ROOT / ".venv" / "bin" / "molecule"
 SUITES = {"trixie": "24.11", "bookworm": "22.05"}
 
 
-def molecule(*args: str, suite: str, cwd: Path = ROOT, timeout: int = 1200) -> subprocess.CompletedProcess[str]:
-    env = {
+def molecule(
+    *args: str, suite: str, cwd: Path = ROOT, timeout: int = 1200, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Molecule on the lab image of ``suite``; ``env`` adds to (or overrides) the lab's environment."""
+    full_env = {
         **os.environ,
         "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
         "NO_COLOR": "1",
@@ -23,9 +26,10 @@ def molecule(*args: str, suite: str, cwd: Path = ROOT, timeout: int = 1200) -> s
         "PY_COLORS": "0",
         "GPUCLUSTER_LAB_SUITE": suite,
         "GPUCLUSTER_LAB_RELEASE": SUITES[suite],
+        **(env or {}),
     }
     return subprocess.run(
-        [str(MOLECULE), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env, check=False
+        [str(MOLECULE), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=full_env, check=False
     )
 
 

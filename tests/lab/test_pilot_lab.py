@@ -25,8 +25,26 @@ pytestmark = pytest.mark.lab
 _suite = {"name": "trixie"}
 
 
-def molecule(*args: str) -> subprocess.CompletedProcess[str]:
-    return molecule_run.molecule(*args, suite=_suite["name"])
+def molecule(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return molecule_run.molecule(*args, suite=_suite["name"], env=env)
+
+
+def upgrade_slurm(release: str) -> subprocess.CompletedProcess[str]:
+    """playbooks/upgrade-slurm.yml (the scenario's side effect) to ``release``, from Debian unstable."""
+    return molecule(
+        "side-effect",
+        "-s",
+        "pilot",
+        env={
+            "GPUCLUSTER_LAB_RELEASE": release,
+            "GPUCLUSTER_LAB_UPGRADE_REPOSITORY": "deb http://deb.debian.org/debian sid main",
+            "GPUCLUSTER_LAB_UPGRADE_APT_RELEASE": "sid",
+        },
+    )
+
+
+def slurm_packages(host: str) -> str:
+    return docker_exec(host, "dpkg-query", "--show", "--showformat=${Package}=${Version}\n", "slurm*")
 
 
 def docker_exec(host: str, *command: str) -> str:
@@ -131,3 +149,76 @@ def test_bad_inventory_stops_before_any_host_is_changed(lab: Lab) -> None:
     assert result.returncode != 0
     assert "receiver nobody is not in monitoring_alertmanager_receivers (hpc-oncall, hpc-tickets)" in result.stdout
     assert not any(host in recap(result.stdout) for host in HOSTS), "a managed host ran a task"
+
+
+def test_an_upgrade_slurm_does_not_support_is_refused_before_any_change(lab: Lab) -> None:
+    before = {host: slurm_packages(host) for host in HOSTS}
+    if _suite["name"] == "bookworm":  # 22.05 -> 24.11 skips 23.11, beyond 24.11's window
+        result, expected = upgrade_slurm("24.11"), "Upgrade through 23.11 first (cluster_slurm_release: '23.11'"
+    else:
+        result, expected = upgrade_slurm("24.05"), "newer than cluster_slurm_release 24.05: Slurm cannot be downgraded"
+    assert result.returncode != 0
+    assert expected in result.stdout, failures(result.stdout)
+    counters = recap(result.stdout)
+    assert {host: counters[host]["changed"] for host in HOSTS} == dict.fromkeys(HOSTS, 0), changed_tasks(result.stdout)
+    assert {host: slurm_packages(host) for host in HOSTS} == before
+
+
+def test_rolling_upgrade_keeps_running_jobs_and_accounting(lab: Lab) -> None:
+    """Debian 13's 24.11 to Debian unstable's 26.05 with a job running and one queued (last: the lab stays on
+    26.05)."""
+    if _suite["name"] != "trixie":
+        pytest.skip("the rolling upgrade drill goes from Debian 13's 24.11 to Debian unstable's 26.05")
+    ctl = "pilot-ctl01"
+    history = "sacct --noheader --parsable2 --allocations --starttime=2020-01-01 --format=JobID,State"
+    before = docker_exec(ctl, "bash", "-c", history).splitlines()
+    assert len(before) >= 7, before
+    running = docker_exec(
+        ctl,
+        "sbatch",
+        "--parsable",
+        "--nodes=1",
+        "--gres=gpu:h100:4",
+        "--time=10",
+        "--job-name=across-upgrade",
+        "--wrap=sleep 150",
+    ).strip()
+    queued = docker_exec(
+        ctl,
+        "sbatch",
+        "--parsable",
+        "--nodes=2",
+        "--gres=gpu:h100:4",
+        "--time=10",
+        "--job-name=queued-upgrade",
+        "--wrap=srun hostname",
+    ).strip()
+    start = time.monotonic()
+    result = upgrade_slurm("26.05")
+    seconds = time.monotonic() - start
+    assert result.returncode == 0, failures(result.stdout) + result.stdout[-4000:]
+    print(f"\npilot lab: rolling upgrade 24.11 -> 26.05 took {seconds:.0f} s")
+    for host in HOSTS:
+        installed = [line for line in slurm_packages(host).splitlines() if not line.endswith("=")]
+        assert installed and all("=26.05." in line for line in installed), installed
+    nodes = docker_exec(ctl, "scontrol", "show", "nodes")
+    assert nodes.count("Version=26.05.") == 2, nodes
+    # The job that ran across the upgrade and the one queued behind it complete; the history is whole.
+    deadline = time.monotonic() + 300
+    states: dict[str, str] = {}
+    while time.monotonic() < deadline:
+        rows = docker_exec(ctl, "bash", "-c", history).splitlines()
+        states = dict(row.split("|", 1) for row in rows)
+        if states.get(running) == "COMPLETED" and states.get(queued) == "COMPLETED":
+            break
+        time.sleep(5)
+    assert states.get(running) == "COMPLETED" and states.get(queued) == "COMPLETED", states
+    assert set(before) <= set(rows), sorted(set(before) - set(rows))
+    backups = docker_exec("pilot-dbd01", "stat", "-c", "%a %n", "/var/backups/gpucluster/slurm-24.11-to-26.05.sql.gz")
+    assert backups.startswith("600 "), backups
+    archive = "/var/backups/gpucluster/slurm-24.11-to-26.05-statesave.tar.gz"
+    assert docker_exec(ctl, "stat", "-c", "%a", archive).strip() == "600"
+    again = upgrade_slurm("26.05")
+    assert again.returncode == 0, failures(again.stdout)
+    counters = recap(again.stdout)
+    assert {host: counters[host]["changed"] for host in HOSTS} == dict.fromkeys(HOSTS, 0), changed_tasks(again.stdout)

@@ -27,9 +27,15 @@ EXPECTED_OUTPUT = {
 
 ROLES = sorted(path.parents[2].name for path in (ROOT / "roles").glob("*/molecule/default/molecule.yml"))
 
-# Roles whose subject is several hosts together (a 3-node Galera cluster, a Pacemaker pair, a login pool):
+# Roles whose subject is several hosts together (a 3-node Galera cluster, a Pacemaker pair, a login pool, a
+# rolling upgrade):
 # their scenario is the whole-cluster one that drills them, not a one-host role scenario.
-MULTI_HOST = {"galera": "production", "pacemaker": "production", "login_pool": "production"}
+MULTI_HOST = {
+    "galera": "production",
+    "pacemaker": "production",
+    "login_pool": "production",
+    "slurm_upgrade": "pilot",
+}
 
 
 # The pilot lab (tests/lab/test_pilot_lab.py) deploys these roles on Debian 12 (Slurm 22.05) and on Debian 13,

@@ -1,0 +1,23 @@
+"""Filters of the Slurm upgrade's gates (plugins/module_utils/upgrade.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import hosts_to_upgrade, upgrade_errors
+
+
+def slurm_upgrade_errors(installed: Mapping[str, str], target: Any) -> list[str]:
+    """Why the hosts' installed Slurm (host -> package version) cannot be upgraded to ``target``."""
+    return upgrade_errors(installed, str(target))
+
+
+def slurm_upgrade_hosts(installed: Mapping[str, str], target: Any) -> list[str]:
+    """The hosts whose installed Slurm is not ``target`` yet."""
+    return hosts_to_upgrade(installed, str(target))
+
+
+class FilterModule:
+    def filters(self) -> dict[str, Callable[..., Any]]:
+        return {"slurm_upgrade_errors": slurm_upgrade_errors, "slurm_upgrade_hosts": slurm_upgrade_hosts}

@@ -1,0 +1,72 @@
+"""Gates of a Slurm version upgrade, decided before any host is changed.
+
+The installed versions come from the hosts' package facts; the target is the inventory's
+``cluster_slurm_release``. SchedMD's rules (the upgrade guide): slurmdbd first, then the controllers, then
+slurmd; each newer daemon accepts the releases of its compatibility window and nothing older; no downgrade
+(the database and the state files are converted on the way up).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from .releases import KNOWN_RELEASES, Release, accepts, compatibility_window, upgrade_path
+
+_VERSION = re.compile(r"^(?:\d+:)?(\d+)\.(\d+)\.")
+
+
+def release_of(version: str) -> Release | None:
+    """The major release of a package version (``24.11.5-4+deb13u1`` -> 24.11), None if unreadable."""
+    match = _VERSION.match(version)
+    return Release(int(match.group(1)), int(match.group(2))) if match else None
+
+
+def upgrade_errors(installed: Mapping[str, str], target: str) -> list[str]:
+    """Why the hosts (host -> installed Slurm package version, "" when none) cannot go to ``target``."""
+    if target not in KNOWN_RELEASES:
+        known = ", ".join(KNOWN_RELEASES)
+        return [f"cluster_slurm_release: {target!r} is not a Slurm release this project knows ({known})"]
+    goal = Release.parse(target)
+    errors: list[str] = []
+    by_release: dict[Release, list[str]] = {}
+    for host, version in sorted(installed.items()):
+        if not version:
+            continue
+        release = release_of(version)
+        if release is None or str(release) not in KNOWN_RELEASES:
+            errors.append(f"{host}: Slurm {version} is not a release this project knows; upgrade it by hand")
+            continue
+        by_release.setdefault(release, []).append(host)
+    for release, hosts in sorted(by_release.items(), key=lambda item: (item[0].year, item[0].month)):
+        where = _hosts(hosts)
+        if (release.year, release.month) > (goal.year, goal.month):
+            errors.append(
+                f"{where} run Slurm {release}, newer than cluster_slurm_release {target}: Slurm cannot be "
+                f"downgraded (slurmdbd and slurmctld have converted the database and the state files); "
+                f"set cluster_slurm_release: '{release}'"
+            )
+        elif not accepts(goal, release):
+            path = upgrade_path(release, goal)
+            errors.append(
+                f"{where} run Slurm {release}; {target} accepts only the {_window(goal)} releases before it, so "
+                f"{release} -> {target} would lose the state and accounting records it cannot convert. Upgrade "
+                f"through {path[0]} first (cluster_slurm_release: '{path[0]}', then upgrade-slurm.yml again; "
+                f"the whole path: {' -> '.join(str(r) for r in [release, *path])})"
+            )
+    return errors
+
+
+def hosts_to_upgrade(installed: Mapping[str, str], target: str) -> list[str]:
+    """Hosts with Slurm installed at another release than ``target``."""
+    goal = Release.parse(target)
+    return sorted(host for host, version in installed.items() if version and release_of(version) != goal)
+
+
+def _window(release: Release) -> str:
+    count = compatibility_window(release)
+    return {2: "two", 3: "three"}.get(count, str(count))
+
+
+def _hosts(hosts: list[str]) -> str:
+    return ", ".join(hosts[:5]) + (f" and {len(hosts) - 5} more" if len(hosts) > 5 else "")

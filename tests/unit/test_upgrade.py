@@ -1,0 +1,47 @@
+"""The upgrade's gates: SchedMD's window decides which jumps go through, a refused jump names the release to
+install first, no downgrade, and only hosts off the target are upgraded."""
+
+from __future__ import annotations
+
+import pytest
+from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import Release
+from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import (
+    hosts_to_upgrade,
+    release_of,
+    upgrade_errors,
+)
+
+
+@pytest.mark.parametrize(
+    ("version", "release"),
+    [("24.11.5-4+deb13u1", Release(24, 11)), ("22.05.8-4+deb12u3", Release(22, 5)), ("1:26.05.5-1", Release(26, 5))],
+)
+def test_release_of_a_package_version(version: str, release: Release) -> None:
+    assert release_of(version) == release
+    assert release_of("garbage") is None
+
+
+def test_supported_jumps_pass() -> None:
+    installed = {"ctl01": "24.11.5-4+deb13u1", "gpu01": "24.11.5-4+deb13u1", "nfs01": ""}
+    assert upgrade_errors(installed, "26.05") == []
+    assert hosts_to_upgrade(installed, "26.05") == ["ctl01", "gpu01"]
+    assert hosts_to_upgrade({"ctl01": "26.05.5-1"}, "26.05") == []
+    # 23.11's window is two releases: 22.05 (23.02, 23.11) is still within it.
+    assert upgrade_errors({"ctl01": "22.05.8-4+deb12u3"}, "23.11") == []
+
+
+def test_a_jump_slurm_does_not_support_names_the_release_to_go_through() -> None:
+    (error,) = upgrade_errors({"ctl01": "22.05.8-4+deb12u3", "gpu01": "22.05.8-4+deb12u3"}, "24.11")
+    assert error.startswith("ctl01, gpu01 run Slurm 22.05; 24.11 accepts only the three releases before it")
+    assert "Upgrade through 23.11 first (cluster_slurm_release: '23.11'" in error
+    assert "22.05 -> 23.11 -> 24.11" in error
+
+
+def test_downgrade_and_unknown_releases_are_refused() -> None:
+    errors = upgrade_errors({"ctl01": "26.05.5-1", "gpu01": "19.05.1-1"}, "24.11")
+    assert errors[0].startswith("gpu01: Slurm 19.05.1-1 is not a release this project knows")
+    assert "ctl01 run Slurm 26.05, newer than cluster_slurm_release 24.11: Slurm cannot be downgraded" in errors[1]
+    assert upgrade_errors({}, "27.05") == [
+        "cluster_slurm_release: '27.05' is not a Slurm release this project knows "
+        "(22.05, 23.02, 23.11, 24.05, 24.11, 25.05, 25.11, 26.05)"
+    ]
