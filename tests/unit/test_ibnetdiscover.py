@@ -128,3 +128,18 @@ def test_model_reports_a_bad_dump_and_reads_a_dragonfly() -> None:
         build_cluster(spec, groups)
     spec["fabric"] = {"topology": "tree", "ibnetdiscover": ibnet.dragonfly(_compute_hosts(spec, groups), 2, 3).text()}
     assert "TopologyParam=Dragonfly" in cluster_config(build_cluster(spec, groups))["slurm_conf"]["settings"]
+
+
+def test_a_pods_dump_places_only_the_pods_hosts() -> None:
+    """One dump of a fabric that carries both pods: each pod's tree holds its own compute hosts only."""
+    from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_pods
+
+    from .test_federation import fed_groups, fed_spec
+
+    groups = fed_groups()
+    dump = ibnet.fat_tree(sorted(groups["compute"]), nodes_per_leaf=2, leaves_per_pod=2).text()
+    fabric = {"topology": "tree", "ibnetdiscover": dump}
+    pods = build_pods(fed_spec(pod1={"fabric": fabric}, pod2={"fabric": fabric}), groups)
+    for pod in ("pod1", "pod2"):
+        placed = {host for switch in pods[pod].fabric.switches for host in switch.nodes}
+        assert placed == set(pods[pod].compute), pod
