@@ -171,8 +171,10 @@ def test_rolling_upgrade_keeps_running_jobs_and_accounting(lab: Lab) -> None:
         pytest.skip("the rolling upgrade drill goes from Debian 13's 24.11 to Debian unstable's 26.05")
     ctl = "pilot-ctl01"
     history = "sacct --noheader --parsable2 --allocations --starttime=2020-01-01 --format=JobID,State"
-    before = docker_exec(ctl, "bash", "-c", history).splitlines()
+    before = dict(row.split("|", 1) for row in docker_exec(ctl, "bash", "-c", history).splitlines())
     assert len(before) >= 7, before
+    job_rows = 'mariadb -N -B slurm_acct_db -e "SELECT COUNT(*) FROM pilot_job_table"'
+    rows_before = int(docker_exec("pilot-dbd01", "bash", "-c", job_rows))
     running = docker_exec(
         ctl,
         "sbatch",
@@ -203,17 +205,21 @@ def test_rolling_upgrade_keeps_running_jobs_and_accounting(lab: Lab) -> None:
         assert installed and all("=26.05." in line for line in installed), installed
     nodes = docker_exec(ctl, "scontrol", "show", "nodes")
     assert nodes.count("Version=26.05.") == 2, nodes
-    # The job that ran across the upgrade and the one queued behind it complete; the history is whole.
+    # The job that ran across the upgrade and the one queued behind it complete; the history is whole: every
+    # job id of before, every completed job still completed (26.05's sacct may word other states its own
+    # way), and the database's job table holds exactly the two new rows more.
     deadline = time.monotonic() + 300
     states: dict[str, str] = {}
     while time.monotonic() < deadline:
-        rows = docker_exec(ctl, "bash", "-c", history).splitlines()
-        states = dict(row.split("|", 1) for row in rows)
+        states = dict(row.split("|", 1) for row in docker_exec(ctl, "bash", "-c", history).splitlines())
         if states.get(running) == "COMPLETED" and states.get(queued) == "COMPLETED":
             break
         time.sleep(5)
     assert states.get(running) == "COMPLETED" and states.get(queued) == "COMPLETED", states
-    assert set(before) <= set(rows), sorted(set(before) - set(rows))
+    assert set(before) <= set(states), sorted(set(before) - set(states))
+    completed = {job for job, state in before.items() if state == "COMPLETED"}
+    assert len(completed) >= 7 and all(states[job] == "COMPLETED" for job in completed), (before, states)
+    assert int(docker_exec("pilot-dbd01", "bash", "-c", job_rows)) == rows_before + 2
     backups = docker_exec("pilot-dbd01", "stat", "-c", "%a %n", "/var/backups/gpucluster/slurm-24.11-to-26.05.sql.gz")
     assert backups.startswith("600 "), backups
     archive = "/var/backups/gpucluster/slurm-24.11-to-26.05-statesave.tar.gz"
