@@ -10,6 +10,35 @@ import textwrap
 from pathlib import Path
 
 
+def _h100_cluster(gpu: str, max_time: str, enforce: str, fat_tree: str) -> str:
+    """The cluster.yml part both generators share: the 8 x H100 node type, one QOS, one partition, the
+    accounting enforcement and the 3-tier fat-tree (YAML flow values given as text)."""
+    return textwrap.dedent(f"""\
+        cluster_node_types:
+          h100:
+            group: compute_h100
+            sockets: 2
+            cores_per_socket: 56
+            threads_per_core: 2
+            real_memory_mb: 2000000
+            features: [ib_ndr]
+            gpu: {gpu}
+        cluster_qos:
+          normal: {{}}
+        cluster_partitions:
+          - name: gpu
+            node_types: [h100]
+            default: true
+            max_time: "{max_time}"
+            qos: normal
+        cluster_accounting:
+          enforce: [{enforce}]
+        cluster_fabric:
+          topology: tree
+          fat_tree: {fat_tree}
+        """)
+
+
 def write_inventory(
     out: Path, nodes: int, release: str = "24.11", nodes_per_leaf: int = 32, leaves_per_pod: int = 16
 ) -> Path:
@@ -43,29 +72,13 @@ def write_inventory(
         ---
         cluster_name: scale
         cluster_slurm_release: "{release}"
-        cluster_node_types:
-          h100:
-            group: compute_h100
-            sockets: 2
-            cores_per_socket: 56
-            threads_per_core: 2
-            real_memory_mb: 2000000
-            features: [ib_ndr]
-            gpu: {{type: h100, count: 8}}
-        cluster_qos:
-          normal: {{}}
-        cluster_partitions:
-          - name: gpu
-            node_types: [h100]
-            default: true
-            max_time: "2-00:00:00"
-            qos: normal
-        cluster_accounting:
-          enforce: [associations, limits, qos]
-        cluster_fabric:
-          topology: tree
-          fat_tree: {{tiers: 3, nodes_per_leaf: {nodes_per_leaf}, leaves_per_pod: {leaves_per_pod}}}
         """)
+        + _h100_cluster(
+            gpu="{type: h100, count: 8}",
+            max_time="2-00:00:00",
+            enforce="associations, limits, qos",
+            fat_tree=f"{{tiers: 3, nodes_per_leaf: {nodes_per_leaf}, leaves_per_pod: {leaves_per_pod}}}",
+        )
     )
     return out
 
@@ -134,30 +147,12 @@ def write_federation(out: Path, pods: int, nodes_per_pod: int, release: str = "2
         """)
         + pod_lines
         + "\n"
-        + textwrap.dedent("""\
-        cluster_node_types:
-          h100:
-            group: compute_h100
-            sockets: 2
-            cores_per_socket: 56
-            threads_per_core: 2
-            real_memory_mb: 2000000
-            features: [ib_ndr]
-            gpu: {type: h100, count: 8, autodetect: nvml}
-        cluster_qos:
-          normal: {}
-        cluster_partitions:
-          - name: gpu
-            node_types: [h100]
-            default: true
-            max_time: "3-00:00:00"
-            qos: normal
-        cluster_accounting:
-          enforce: [associations, limits, qos, safe]
-        cluster_fabric:
-          topology: tree
-          fat_tree: {tiers: 3, nodes_per_leaf: 32, leaves_per_pod: 10}
-        """)
+        + _h100_cluster(
+            gpu="{type: h100, count: 8, autodetect: nvml}",
+            max_time="3-00:00:00",
+            enforce="associations, limits, qos, safe",
+            fat_tree="{tiers: 3, nodes_per_leaf: 32, leaves_per_pod: 10}",
+        )
     )
     return out
 
