@@ -114,14 +114,18 @@ def _leaves(nodes: dict[str, _Node], compute: set[str]) -> dict[str, list[str]]:
 def _ranks(nodes: dict[str, _Node], leaves: Iterable[str]) -> dict[str, int]:
     """Each switch's distance from the nearest compute leaf over switch-to-switch links, through switches
     with no HCA (the other rails' leaves and storage leaves are not part of the compute tree)."""
+    inner = {
+        guid
+        for guid, node in nodes.items()
+        if node.kind == "Switch" and not any(nodes[peer].kind == "Ca" for peer in node.peers)
+    }
     rank = dict.fromkeys(leaves, 0)
     frontier = list(rank)
     while frontier:
         following = []
         for guid in frontier:
             for peer in nodes[guid].peers:
-                node = nodes[peer]
-                if node.kind == "Switch" and peer not in rank and not any(nodes[p].kind == "Ca" for p in node.peers):
+                if peer in inner and peer not in rank:
                     rank[peer] = rank[guid] + 1
                     following.append(peer)
         frontier = following
@@ -130,7 +134,8 @@ def _ranks(nodes: dict[str, _Node], leaves: Iterable[str]) -> dict[str, int]:
 
 def _cliques(leaves: Sequence[str], nodes: dict[str, _Node]) -> list[list[str]]:
     """Dragonfly groups: all-to-all sets of leaves, the tightest first (global links join few)."""
-    linked = {guid: {p for p in nodes[guid].peers if p in leaves} for guid in leaves}
+    members = set(leaves)
+    linked = {guid: nodes[guid].peers & members for guid in leaves}
     free = set(leaves)
     groups = []
     for guid in leaves:
