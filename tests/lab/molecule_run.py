@@ -5,7 +5,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import time
+from collections.abc import Sequence
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MOLECULE = ROOT / ".venv" / "bin" / "molecule"
@@ -62,3 +66,30 @@ def changed_tasks(output: str) -> list[str]:
         if changed:
             found.append(f"{task}: {changed.group(1)}")
     return found
+
+
+def remove_volumes(volumes: Sequence[str]) -> None:
+    """The Docker volumes a lab shares between its containers (the lab kernel has no NFS)."""
+    for volume in volumes:
+        subprocess.run(["docker", "volume", "rm", volume], capture_output=True, check=False)
+
+
+def build_lab(scenario: str, suite: str, volumes: Sequence[str]) -> tuple[str, float]:
+    """A scenario's lab from bare containers: what is left of an earlier one destroyed (volumes too), create,
+    prepare, then the first converge with -vvv. Returns its output and its seconds."""
+    if os.environ.get("GPUCLUSTER_SKIP_LAB") == "1":
+        pytest.skip("GPUCLUSTER_SKIP_LAB=1: the container lab was skipped on request")
+    destroy_lab(scenario, suite, volumes)
+    for step in ("create", "prepare"):
+        result = molecule(step, "-s", scenario, suite=suite)
+        assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
+    start = time.monotonic()
+    converge = molecule("converge", "-s", scenario, "--", "-vvv", suite=suite)
+    seconds = time.monotonic() - start
+    assert converge.returncode == 0, failures(converge.stdout) + converge.stdout[-3000:] + converge.stderr[-3000:]
+    return converge.stdout + converge.stderr, seconds
+
+
+def destroy_lab(scenario: str, suite: str, volumes: Sequence[str]) -> None:
+    molecule("destroy", "-s", scenario, suite=suite)
+    remove_volumes(volumes)

@@ -10,7 +10,6 @@ daemons from the login node (fed-db01, pod1's):
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import time
@@ -70,27 +69,15 @@ class Lab:
     converge_seconds: float
 
 
+VOLUMES = ("gpucluster-fed-home",)
+
+
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Lab]:
-    if os.environ.get("GPUCLUSTER_SKIP_LAB") == "1":
-        pytest.skip("GPUCLUSTER_SKIP_LAB=1: the container lab was skipped on request")
-    molecule("destroy", "-s", "federation")
-    remove_volume()
-    for step in ("create", "prepare"):
-        result = molecule(step, "-s", "federation")
-        assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
-    start = time.monotonic()
-    converge = molecule("converge", "-s", "federation", "--", "-vvv")
-    seconds = time.monotonic() - start
-    assert converge.returncode == 0, failures(converge.stdout) + converge.stdout[-3000:] + converge.stderr[-3000:]
+    _, seconds = molecule_run.build_lab("federation", SUITE, VOLUMES)
     print(f"\nfederation lab: first converge took {seconds:.0f} s")
     yield Lab(seconds)
-    molecule("destroy", "-s", "federation")
-    remove_volume()
-
-
-def remove_volume() -> None:
-    subprocess.run(["docker", "volume", "rm", "gpucluster-fed-home"], capture_output=True, check=False)
+    molecule_run.destroy_lab("federation", SUITE, VOLUMES)
 
 
 def test_second_converge_changes_nothing(lab: Lab) -> None:

@@ -6,7 +6,6 @@ containers carry fake /dev/nvidia* nodes so typed GRES goes through the real slu
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import time
@@ -57,29 +56,17 @@ class Lab:
     converge_seconds: float
 
 
+# /home of the lab is a Docker volume shared by its containers (the lab kernel has no NFS).
+VOLUMES = ("gpucluster-pilot-home",)
+
+
 @pytest.fixture(scope="module", params=list(SUITES), ids=[f"{s}-slurm{r}" for s, r in SUITES.items()])
 def lab(request: pytest.FixtureRequest) -> Iterator[Lab]:
-    if os.environ.get("GPUCLUSTER_SKIP_LAB") == "1":
-        pytest.skip("GPUCLUSTER_SKIP_LAB=1: the container lab was skipped on request")
     _suite["name"] = request.param
-    molecule("destroy", "-s", "pilot")
-    remove_home_volume()
-    for step in ("create", "prepare"):
-        result = molecule(step, "-s", "pilot")
-        assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
-    start = time.monotonic()
-    converge = molecule("converge", "-s", "pilot", "--", "-vvv")
-    seconds = time.monotonic() - start
-    assert converge.returncode == 0, failures(converge.stdout) + converge.stdout[-3000:] + converge.stderr[-3000:]
+    log, seconds = molecule_run.build_lab("pilot", request.param, VOLUMES)
     print(f"\npilot lab ({request.param}): first converge took {seconds:.0f} s")
-    yield Lab(converge.stdout + converge.stderr, seconds)
-    molecule("destroy", "-s", "pilot")
-    remove_home_volume()
-
-
-def remove_home_volume() -> None:
-    """/home of the lab is a Docker volume shared by its containers (the lab kernel has no NFS)."""
-    subprocess.run(["docker", "volume", "rm", "gpucluster-pilot-home"], capture_output=True, check=False)
+    yield Lab(log, seconds)
+    molecule_run.destroy_lab("pilot", request.param, VOLUMES)
 
 
 def test_second_converge_changes_nothing(lab: Lab) -> None:

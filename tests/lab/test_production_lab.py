@@ -81,28 +81,15 @@ class Lab:
     converge_seconds: float
 
 
+VOLUMES = ("gpucluster-prod-home", "gpucluster-prod-state")
+
+
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Lab]:
-    if os.environ.get("GPUCLUSTER_SKIP_LAB") == "1":
-        pytest.skip("GPUCLUSTER_SKIP_LAB=1: the container lab was skipped on request")
-    molecule("destroy", "-s", "production")
-    remove_volumes()
-    for step in ("create", "prepare"):
-        result = molecule(step, "-s", "production")
-        assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
-    start = time.monotonic()
-    converge = molecule("converge", "-s", "production", "--", "-vvv")
-    seconds = time.monotonic() - start
-    assert converge.returncode == 0, failures(converge.stdout) + converge.stdout[-3000:] + converge.stderr[-3000:]
+    log, seconds = molecule_run.build_lab("production", SUITE, VOLUMES)
     report(f"production lab: first converge took {seconds:.0f} s")
-    yield Lab(converge.stdout + converge.stderr, seconds)
-    molecule("destroy", "-s", "production")
-    remove_volumes()
-
-
-def remove_volumes() -> None:
-    for volume in ("gpucluster-prod-home", "gpucluster-prod-state"):
-        subprocess.run(["docker", "volume", "rm", volume], capture_output=True, check=False)
+    yield Lab(log, seconds)
+    molecule_run.destroy_lab("production", SUITE, VOLUMES)
 
 
 def test_second_converge_changes_nothing(lab: Lab) -> None:
