@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .hostlist import HostlistError, expand
+from .hostlist import HostlistError, expand, fold
 from .releases import KNOWN_RELEASES, Release
 
 # Inventory groups the model reads; each must exist (it may be empty where the phase allows).
@@ -436,6 +436,8 @@ SPEC_KEYS = (
     # Phase 3: cluster_federation (name, pods) and the pod this model is for (federation.py).
     "federation",
     "pod",
+    # Lifecycle: compute hosts playbooks/remove-node.yml takes out of the configuration (still in the inventory).
+    "removed_nodes",
 )
 
 
@@ -446,13 +448,35 @@ def build_cluster(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) 
     from .validate import validate_cluster
 
     reader = _Reader()
-    spec, groups, reader.errors = scope_to_pod(reader.mapping(spec, "cluster spec"), groups)
+    spec = reader.mapping(spec, "cluster spec")
+    groups = _without_removed_nodes(reader, spec, groups)
+    spec, groups, errors = scope_to_pod(spec, groups)
+    reader.errors += errors
     cluster = _read_cluster(reader, spec, groups)
     errors = reader.errors + (validate_cluster(cluster) if cluster is not None else [])
     if errors:
         raise InventoryError(errors)
     assert cluster is not None
     return cluster
+
+
+def _without_removed_nodes(
+    reader: _Reader, spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]
+) -> Mapping[str, Sequence[str]]:
+    """The groups without the compute hosts that playbooks/remove-node.yml takes out (cluster_removed_nodes)."""
+    removed = reader.hosts(spec.get("removed_nodes"), "cluster_removed_nodes")
+    if not removed:
+        return groups
+    compute = set(groups.get(GROUP_COMPUTE, ()))
+    unknown = [host for host in removed if host not in compute]
+    if unknown:
+        reader.error(
+            f"cluster_removed_nodes: {fold(unknown)} {'is' if len(unknown) == 1 else 'are'} not in the inventory's "
+            "compute group; name compute hosts "
+            "(a hostlist expression such as gpu[07-08]), or nothing once they are deleted from the inventory"
+        )
+    gone = set(removed)
+    return {name: [host for host in hosts if host not in gone] for name, hosts in groups.items()}
 
 
 def build_pods(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Cluster]:

@@ -151,6 +151,74 @@ def test_an_upgrade_slurm_does_not_support_is_refused_before_any_change(lab: Lab
     assert {host: slurm_packages(host) for host in HOSTS} == before
 
 
+def lifecycle(playbook: str, removed: str = "") -> subprocess.CompletedProcess[str]:
+    """A lifecycle playbook as the scenario's side effect (remove-node.yml: ``removed`` is its
+    cluster_removed_nodes)."""
+    return molecule(
+        "side-effect",
+        "-s",
+        "pilot",
+        env={"GPUCLUSTER_LAB_SIDE_EFFECT": playbook, "GPUCLUSTER_LAB_REMOVED_NODES": removed},
+    )
+
+
+def cluster_tres(ctl: str) -> str:
+    return docker_exec(ctl, "sacctmgr", "--noheader", "--parsable2", "show", "cluster", "format=TRES").strip()
+
+
+def test_remove_node_waits_for_its_job_then_scale_brings_it_back(lab: Lab) -> None:
+    """remove-node.yml takes pilot-gpu02 out while a job runs there (it waits for the job), scale.yml adds it
+    back; both leave the other node's jobs alone and a second run of each changes nothing."""
+    if _suite["name"] != "trixie":
+        pytest.skip("the remove/scale drill runs on Debian 13's 24.11 (scontrol reconfigure takes node changes)")
+    ctl = "pilot-ctl01"
+    tres_before = cluster_tres(ctl)
+    assert "node=2" in tres_before, tres_before
+    small = ("sbatch", "--parsable", "--mem=100M", "--gres=gpu:h100:1")
+    on_leaving = docker_exec(ctl, *small, "--nodelist=pilot-gpu02", "--wrap=sleep 30").strip()
+    on_staying = docker_exec(ctl, *small, "--nodelist=pilot-gpu01", "--wrap=sleep 900").strip()
+    start = time.monotonic()
+    removed = lifecycle("remove-node.yml", "pilot-gpu02")
+    print(f"\npilot lab: remove-node.yml took {time.monotonic() - start:.0f} s (one 30 s job to wait for)")
+    assert removed.returncode == 0, failures(removed.stdout) + removed.stdout[-4000:]
+    history = "sacct --noheader --parsable2 --allocations --format=JobID,State,NodeList -j {}"
+    assert docker_exec(ctl, "bash", "-c", history.format(on_leaving)).strip() == f"{on_leaving}|COMPLETED|pilot-gpu02"
+    assert docker_exec(ctl, "squeue", "--noheader", "--format=%T", "--job", on_staying).strip() == "RUNNING"
+    known = subprocess.run(
+        ["docker", "exec", ctl, "scontrol", "show", "node", "pilot-gpu02"], capture_output=True, check=False
+    )
+    assert known.returncode != 0
+    assert set(docker_exec(ctl, "sinfo", "--noheader", "--Node", "--format=%N").split()) == {"pilot-gpu01"}
+    is_enabled = ["docker", "exec", "pilot-gpu02", "systemctl", "is-enabled", "slurmd"]
+    slurmd = subprocess.run(is_enabled, capture_output=True, text=True, check=False)
+    assert slurmd.stdout.strip() == "disabled", slurmd.stdout
+    deadline = time.monotonic() + 60
+    while "node=1" not in cluster_tres(ctl) and time.monotonic() < deadline:
+        time.sleep(5)
+    assert "node=1" in cluster_tres(ctl), cluster_tres(ctl)
+    again = lifecycle("remove-node.yml", "pilot-gpu02")
+    assert again.returncode == 0, failures(again.stdout)
+    assert sum(counters["changed"] for counters in recap(again.stdout).values()) == 0, changed_tasks(again.stdout)
+    refused = lifecycle("remove-node.yml", "pilot-gpu09")
+    assert refused.returncode != 0
+    assert "cluster_removed_nodes: pilot-gpu09 is not in the inventory's compute group" in refused.stdout
+
+    start = time.monotonic()
+    scaled = lifecycle("scale.yml")
+    print(f"\npilot lab: scale.yml took {time.monotonic() - start:.0f} s (one node)")
+    assert scaled.returncode == 0, failures(scaled.stdout) + scaled.stdout[-4000:]
+    counters = recap(scaled.stdout)
+    assert counters["pilot-gpu01"]["changed"] == 0, changed_tasks(scaled.stdout)
+    assert docker_exec(ctl, "squeue", "--noheader", "--format=%T", "--job", on_staying).strip() == "RUNNING"
+    both = docker_exec(ctl, "srun", "--nodes=2", "--mem=100M", "--gres=gpu:h100:1", "--time=2", "hostname").split()
+    assert sorted(both) == ["pilot-gpu01", "pilot-gpu02"], both
+    assert "node=2" in cluster_tres(ctl)
+    again = lifecycle("scale.yml")
+    assert again.returncode == 0, failures(again.stdout)
+    assert sum(counters["changed"] for counters in recap(again.stdout).values()) == 0, changed_tasks(again.stdout)
+    docker_exec(ctl, "scancel", on_staying)
+
+
 def test_rolling_upgrade_keeps_running_jobs_and_accounting(lab: Lab) -> None:
     """Debian 13's 24.11 to Debian unstable's 26.05 with a job running and one queued (last: the lab stays on
     26.05)."""
@@ -170,6 +238,7 @@ def test_rolling_upgrade_keeps_running_jobs_and_accounting(lab: Lab) -> None:
         "--gres=gpu:h100:4",
         "--time=10",
         "--job-name=across-upgrade",
+        "--output=/home/upgrade-drill-%j.out",
         "--wrap=sleep 150",
     ).strip()
     queued = docker_exec(
@@ -180,6 +249,7 @@ def test_rolling_upgrade_keeps_running_jobs_and_accounting(lab: Lab) -> None:
         "--gres=gpu:h100:4",
         "--time=10",
         "--job-name=queued-upgrade",
+        "--output=/home/upgrade-drill-%j.out",
         "--wrap=srun hostname",
     ).strip()
     start = time.monotonic()
@@ -202,7 +272,16 @@ def test_rolling_upgrade_keeps_running_jobs_and_accounting(lab: Lab) -> None:
         if states.get(running) == "COMPLETED" and states.get(queued) == "COMPLETED":
             break
         time.sleep(5)
-    assert states.get(running) == "COMPLETED" and states.get(queued) == "COMPLETED", states
+    outputs = subprocess.run(
+        ["docker", "exec", ctl, "bash", "-c", "tail -n 20 /home/upgrade-drill-*.out; scontrol show jobs; sinfo -N"],
+        capture_output=True,
+        check=False,
+        text=True,
+    )
+    assert states.get(running) == "COMPLETED" and states.get(queued) == "COMPLETED", (states, outputs.stdout)
+    # The batches drained for the upgrade are resumed: no node is left draining or drained.
+    node_states = docker_exec(ctl, "sinfo", "--noheader", "--Node", "--format=%N %T")
+    assert "drain" not in node_states, node_states
     assert set(before) <= set(states), sorted(set(before) - set(states))
     completed = {job for job, state in before.items() if state == "COMPLETED"}
     assert len(completed) >= 7 and all(states[job] == "COMPLETED" for job in completed), (before, states)

@@ -35,6 +35,7 @@ MULTI_HOST = {
     "pacemaker": "production",
     "login_pool": "production",
     "slurm_upgrade": "pilot",
+    "slurm_nodes": "pilot",
 }
 
 
