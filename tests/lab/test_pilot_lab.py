@@ -239,7 +239,8 @@ def test_rolling_upgrade_keeps_running_jobs_and_accounting(lab: Lab) -> None:
         "--time=10",
         "--job-name=across-upgrade",
         "--output=/home/upgrade-drill-%j.out",
-        "--wrap=sleep 150",
+        # Runs until the test lets it end, after the upgrade: it spans every restart of the run.
+        "--wrap=while [ ! -e /home/upgrade-drill-go ]; do sleep 2; done",
     ).strip()
     queued = docker_exec(
         ctl,
@@ -262,6 +263,10 @@ def test_rolling_upgrade_keeps_running_jobs_and_accounting(lab: Lab) -> None:
         assert installed and all("=26.05." in line for line in installed), installed
     nodes = docker_exec(ctl, "scontrol", "show", "nodes")
     assert nodes.count("Version=26.05.") == 2, nodes
+    # The job ran through slurmdbd's, slurmctld's and its own slurmd's restarts; the 2-node job waits behind it.
+    squeue = docker_exec(ctl, "squeue", "--noheader", "--format=%i %T", "--jobs", f"{running},{queued}")
+    assert dict(line.split() for line in squeue.splitlines()) == {running: "RUNNING", queued: "PENDING"}, squeue
+    docker_exec(ctl, "touch", "/home/upgrade-drill-go")
     # The job that ran across the upgrade and the one queued behind it complete; the history is whole: every
     # job id of before, every completed job still completed (26.05's sacct may word other states its own
     # way), and the database's job table holds exactly the two new rows more.
@@ -278,7 +283,9 @@ def test_rolling_upgrade_keeps_running_jobs_and_accounting(lab: Lab) -> None:
         check=False,
         text=True,
     )
-    assert states.get(running) == "COMPLETED" and states.get(queued) == "COMPLETED", (states, outputs.stdout)
+    if not (states.get(running) == "COMPLETED" and states.get(queued) == "COMPLETED"):
+        print(outputs.stdout)  # pytest shortens an assertion's message: the jobs' output in full
+    assert states.get(running) == "COMPLETED" and states.get(queued) == "COMPLETED", states
     # The batches drained for the upgrade are resumed: no node is left draining or drained.
     node_states = docker_exec(ctl, "sinfo", "--noheader", "--Node", "--format=%N %T")
     assert "drain" not in node_states, node_states
