@@ -16,9 +16,10 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import (
 
 
 def galera_plan(results: Mapping[str, Mapping[str, Any]], order: Sequence[str]) -> dict[str, Any]:
-    """host -> galera_node result, inventory order -> {bootstrap, join, new_cluster, errors}."""
+    """host -> galera_node result, inventory order -> {stop, bootstrap, join, new_cluster, errors}."""
     chosen = plan({host: NodeReport.from_result(result) for host, result in results.items()}, list(order))
     return {
+        "stop": list(chosen.stop),
         "bootstrap": chosen.bootstrap,
         "join": list(chosen.join),
         "new_cluster": chosen.new_cluster,

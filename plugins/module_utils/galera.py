@@ -167,11 +167,20 @@ def bootstrap_node(states: Mapping[str, NodeState], order: Sequence[str]) -> tup
 @dataclass(frozen=True)
 class NodeReport:
     """What the galera_node module reports of one node: whether MariaDB runs, its component when it does,
-    and its position on disk (grastate.dat, with `galera_recovery`'s seqno when grastate says -1)."""
+    whether it runs as a Galera node at all (wsrep_on; a pilot's accounting server does not), its position on
+    disk (grastate.dat, with `galera_recovery`'s seqno when grastate says -1) and the databases it holds
+    besides MariaDB's own."""
 
     active: bool
     cluster_status: str = ""
     state: NodeState = NodeState("", -1, False)
+    wsrep_on: bool = True
+    databases: tuple[str, ...] = ()
+
+    @property
+    def standalone(self) -> bool:
+        """Runs, but not as a Galera node: it is stopped, then bootstraps or joins like a stopped node."""
+        return self.active and not self.wsrep_on
 
     @classmethod
     def from_result(cls, result: Mapping[str, object]) -> NodeReport:
@@ -181,6 +190,8 @@ class NodeReport:
         recovered = _int(str(result.get("recovered_seqno", "")))
         if (seqno is None or seqno < 0) and recovered is not None:
             seqno = recovered
+        databases = result.get("databases") or ()
+        assert isinstance(databases, (list, tuple))
         return cls(
             active=bool(result.get("active")),
             cluster_status=str(result.get("cluster_status") or ""),
@@ -189,6 +200,8 @@ class NodeReport:
                 seqno=-1 if seqno is None else seqno,
                 safe_to_bootstrap=bool(grastate.get("safe_to_bootstrap")),
             ),
+            wsrep_on=bool(result.get("wsrep_on", True)),
+            databases=tuple(str(name) for name in databases),
         )
 
 
@@ -197,25 +210,46 @@ NO_UUID = ("", "00000000-0000-0000-0000-000000000000")
 
 @dataclass(frozen=True)
 class Plan:
-    """How to bring the Galera nodes up: `bootstrap` starts a new Primary component (galera_new_cluster),
-    then `join` start one at a time. `new_cluster` when no node ever ran (no cluster UUID anywhere)."""
+    """How to bring the Galera nodes up: `stop` the standalone servers first, then `bootstrap` starts a new
+    Primary component (galera_new_cluster), then `join` start one at a time. `new_cluster` when no node ever
+    ran (no cluster UUID anywhere)."""
 
     bootstrap: str | None
     join: tuple[str, ...]
     new_cluster: bool
     errors: tuple[str, ...] = ()
+    stop: tuple[str, ...] = ()
+
+
+def _data_errors(reports: Mapping[str, NodeReport], down: Sequence[str], bootstrap: str | None) -> list[str]:
+    """A node that never ran in the cluster (no UUID) but holds databases would have them replaced by the
+    state transfer of its join: only the bootstrap node may hold data of its own."""
+    errors = []
+    for host in down:
+        report = reports[host]
+        if host != bootstrap and report.state.uuid in NO_UUID and report.databases:
+            errors.append(
+                f"{host} holds databases ({', '.join(report.databases)}) but never ran in this Galera cluster: "
+                "its join would replace them by a copy of the cluster's. Keep them by making it the only node "
+                "with data (it then bootstraps the cluster), or move them out first (mariadb-dump)"
+            )
+    return errors
 
 
 def plan(reports: Mapping[str, NodeReport], order: Sequence[str]) -> Plan:
-    """Bootstrap a new cluster from the first node, let stopped nodes join a running Primary component,
-    and recover a fully stopped cluster from the node bootstrap_node() picks. A running cluster without a
-    Primary component (lost quorum) is refused: bootstrapping beside it would split the data."""
-    down = tuple(host for host in order if host in reports and not reports[host].active)
-    running = [host for host in order if host in reports and reports[host].active]
+    """Bootstrap a new cluster from the node holding the data (a pilot's accounting database migrating to
+    Galera), else from the first node; let stopped nodes join a running Primary component, and recover a
+    fully stopped cluster from the node bootstrap_node() picks. A node running MariaDB without Galera is
+    stopped first and counts as stopped. A running cluster without a Primary component (lost quorum) is
+    refused: bootstrapping beside it would split the data."""
+    stop = tuple(host for host in order if host in reports and reports[host].standalone)
+    down = tuple(host for host in order if host in reports and (not reports[host].active or host in stop))
+    running = [host for host in order if host in reports and reports[host].active and host not in stop]
     if running:
         primary = [host for host in running if reports[host].cluster_status == "Primary"]
         if primary:
-            return Plan(None, down, False)
+            errors = _data_errors(reports, down, None)
+            return Plan(None, () if errors else down, False, tuple(errors), () if errors else stop)
         listed = ", ".join(f"{host}={reports[host].cluster_status or 'unknown'}" for host in running)
         return Plan(
             None,
@@ -228,8 +262,24 @@ def plan(reports: Mapping[str, NodeReport], order: Sequence[str]) -> Plan:
             ),
         )
     if all(reports[host].state.uuid in NO_UUID for host in down):
-        return Plan(down[0] if down else None, down[1:], True)
+        holders = [host for host in down if reports[host].databases]
+        if len(holders) > 1:
+            listed = "; ".join(f"{host}: {', '.join(reports[host].databases)}" for host in holders)
+            return Plan(
+                None,
+                (),
+                True,
+                (
+                    f"several nodes of a new Galera cluster hold databases ({listed}): the cluster would keep one "
+                    "node's and replace the others' by state transfers. Keep the data on one node only",
+                ),
+            )
+        first = holders[0] if holders else (down[0] if down else None)
+        return Plan(first, tuple(host for host in down if host != first), True, (), stop)
     chosen, errors = bootstrap_node({host: reports[host].state for host in down}, down)
     if chosen is None:
         return Plan(None, (), False, tuple(errors))
-    return Plan(chosen, tuple(host for host in down if host != chosen), False)
+    errors = _data_errors(reports, down, chosen)
+    if errors:
+        return Plan(None, (), False, tuple(errors))
+    return Plan(chosen, tuple(host for host in down if host != chosen), False, (), stop)

@@ -14,6 +14,8 @@ description:
   - For a stopped node whose C(grastate.dat) says seqno -1 (it crashed), runs C(galera_recovery) to
     recover the last committed position from InnoDB, so that a fully stopped cluster can be restarted
     from the most advanced node.
+  - Reports whether a running server runs as a Galera node (C(wsrep_on)), and the databases its data
+    directory holds besides MariaDB's own (a standalone server's data migrating to Galera).
   - With O(variables), also returns the server variables and status values the slurmdbd preflight checks.
   - Changes nothing on the node.
 version_added: "0.2.0"
@@ -62,6 +64,15 @@ cluster_status:
   description: wsrep_cluster_status (Primary, non-Primary, Disconnected); empty when stopped.
   type: str
   returned: always
+wsrep_on:
+  description: Whether the running server has Galera replication on (false for a standalone server; true when stopped).
+  type: bool
+  returned: always
+databases:
+  description: Databases in the data directory besides mysql, performance_schema and sys.
+  type: list
+  elements: str
+  returned: always
 grastate:
   description: uuid, seqno and safe_to_bootstrap of grastate.dat (empty uuid when the file is absent).
   type: dict
@@ -91,6 +102,20 @@ def query(module: AnsibleModule, socket: str, sql: str) -> dict[str, str]:
     return {name.lower(): value for name, value in rows}
 
 
+SYSTEM_DATABASES = {"mysql", "performance_schema", "sys", "lost+found"}
+
+
+def databases(datadir: str) -> list[str]:
+    """The databases of a data directory (one subdirectory each) besides MariaDB's own."""
+    if not os.path.isdir(datadir):
+        return []
+    return sorted(
+        name
+        for name in os.listdir(datadir)
+        if os.path.isdir(os.path.join(datadir, name)) and name not in SYSTEM_DATABASES and not name.startswith("#")
+    )
+
+
 def main() -> None:
     module = AnsibleModule(
         argument_spec={
@@ -105,10 +130,19 @@ def main() -> None:
     params = module.params
     _, out, _ = module.run_command(["systemctl", "is-active", params["service"]])
     active = out.strip() in ("active", "activating", "reloading")
-    result: dict[str, object] = {"changed": False, "active": active, "cluster_status": "", "variables": {}}
+    result: dict[str, object] = {
+        "changed": False,
+        "active": active,
+        "cluster_status": "",
+        "variables": {},
+        "wsrep_on": True,
+        "databases": databases(params["datadir"]),
+    }
     if active:
         status = query(module, params["socket"], "SHOW GLOBAL STATUS LIKE 'wsrep_cluster_status'")
         result["cluster_status"] = status.get("wsrep_cluster_status", "")
+        wsrep = query(module, params["socket"], "SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")
+        result["wsrep_on"] = wsrep.get("wsrep_on", "OFF").upper() == "ON"
         if params["variables"]:
             names = ", ".join("'" + re.sub(r"[^a-z0-9_]", "", name.lower()) + "'" for name in params["variables"])
             values = query(module, params["socket"], f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({names})")

@@ -22,7 +22,19 @@ def molecule(
     *args: str, suite: str, cwd: Path = ROOT, timeout: int = 1200, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """Molecule on the lab image of ``suite``; ``env`` adds to (or overrides) the lab's environment."""
-    full_env = {
+    return subprocess.run(
+        [str(MOLECULE), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=lab_env(suite, env),
+        check=False,
+    )
+
+
+def lab_env(suite: str, env: dict[str, str] | None = None) -> dict[str, str]:
+    return {
         **os.environ,
         "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
         "NO_COLOR": "1",
@@ -32,8 +44,20 @@ def molecule(
         "GPUCLUSTER_LAB_RELEASE": SUITES[suite],
         **(env or {}),
     }
+
+
+def ansible_playbook(
+    inventory: Path, playbook: str, *args: str, suite: str, env: dict[str, str] | None = None, timeout: int = 1800
+) -> subprocess.CompletedProcess[str]:
+    """A playbook of playbooks/ against a static inventory of lab containers (a lab's earlier phase)."""
     return subprocess.run(
-        [str(MOLECULE), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=full_env, check=False
+        [str(ROOT / ".venv" / "bin" / "ansible-playbook"), "-i", str(inventory), f"playbooks/{playbook}", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**lab_env(suite, env), "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg")},
+        check=False,
     )
 
 
@@ -74,15 +98,21 @@ def remove_volumes(volumes: Sequence[str]) -> None:
         subprocess.run(["docker", "volume", "rm", volume], capture_output=True, check=False)
 
 
-def build_lab(scenario: str, suite: str, volumes: Sequence[str]) -> tuple[str, float]:
-    """A scenario's lab from bare containers: what is left of an earlier one destroyed (volumes too), create,
-    prepare, then the first converge with -vvv. Returns its output and its seconds."""
+def bring_up(scenario: str, suite: str, volumes: Sequence[str], env: dict[str, str] | None = None) -> None:
+    """A scenario's containers from bare images: what is left of an earlier lab destroyed (volumes too),
+    then create and prepare."""
     if os.environ.get("GPUCLUSTER_SKIP_LAB") == "1":
         pytest.skip("GPUCLUSTER_SKIP_LAB=1: the container lab was skipped on request")
-    destroy_lab(scenario, suite, volumes)
+    destroy_lab(scenario, suite, volumes, env)
     for step in ("create", "prepare"):
-        result = molecule(step, "-s", scenario, suite=suite)
+        result = molecule(step, "-s", scenario, suite=suite, env=env)
         assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
+
+
+def build_lab(scenario: str, suite: str, volumes: Sequence[str]) -> tuple[str, float]:
+    """A scenario's lab from bare containers (bring_up), then the first converge with -vvv. Returns its
+    output and its seconds."""
+    bring_up(scenario, suite, volumes)
     start = time.monotonic()
     converge = molecule("converge", "-s", scenario, "--", "-vvv", suite=suite)
     seconds = time.monotonic() - start
@@ -90,6 +120,6 @@ def build_lab(scenario: str, suite: str, volumes: Sequence[str]) -> tuple[str, f
     return converge.stdout + converge.stderr, seconds
 
 
-def destroy_lab(scenario: str, suite: str, volumes: Sequence[str]) -> None:
-    molecule("destroy", "-s", scenario, suite=suite)
+def destroy_lab(scenario: str, suite: str, volumes: Sequence[str], env: dict[str, str] | None = None) -> None:
+    molecule("destroy", "-s", scenario, suite=suite, env=env)
     remove_volumes(volumes)

@@ -1,7 +1,10 @@
 """The production lab (molecule/production): controller pair under Pacemaker, slurmdbd pair on a 3-node
-Galera cluster, built from bare containers by playbooks/pilot.yml, then drilled.
+Galera cluster, built the way a site grows: a pilot on four of the containers (molecule/production/phase1,
+playbooks/pilot.yml) runs jobs, then playbooks/upgrade-production.yml moves it to production; then drilled.
 
-Drills (each prints what it measured):
+Checks and drills (each prints what it measured):
+- the phase upgrade: the jobs queued and running before it complete after it, the accounting rows of before
+  are unchanged (job ids, states, times), job ids go on from the pilot's, a second run changes nothing;
 - kill the container running slurmctld, 10 times: the peer holds the VIP and answers within 20 s, running
   jobs finish, new jobs are accepted, no job is lost, and never do two controllers run slurmctld;
 - stop a Galera node: jobs are still recorded; back, it rejoins and catches up;
@@ -51,8 +54,8 @@ def report(line: str) -> None:
         stream.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
 
 
-def molecule(*args: str) -> subprocess.CompletedProcess[str]:
-    return molecule_run.molecule(*args, suite=SUITE)
+def molecule(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return molecule_run.molecule(*args, suite=SUITE, env={**ENV, **(env or {})})
 
 
 def sh(host: str, command: str, check: bool = True, timeout: int = 120) -> str:
@@ -79,21 +82,131 @@ def slurmctld_active(host: str) -> bool:
 class Lab:
     converge_log: str
     converge_seconds: float
+    # before the phase upgrade: sacct rows of the jobs done (JobID|JobName|State|ExitCode|Submit|Start|End),
+    # the job running and the queue (running and pending)
+    accounting_before: list[str] = field(default_factory=list)
+    running_job: str = ""
+    queue_before: list[str] = field(default_factory=list)
 
 
 VOLUMES = ("gpucluster-prod-home", "gpucluster-prod-state")
+# One ephemeral directory for Molecule and the phase-1 run: the lab's generated passwords live there.
+ENV = {"MOLECULE_EPHEMERAL_DIRECTORY": str(molecule_run.ROOT / "build" / "lab" / "production-ephemeral")}
+PILOT_INVENTORY = molecule_run.ROOT / "molecule" / "production" / "phase1" / "hosts.yml"
+SACCT_BEFORE = "sacct -a -X -n -P -S 2020-01-01 -o JobID,JobName,State,ExitCode,Submit,Start,End"
+GO = "/home/phase-upgrade-go"
+
+
+def queue(host: str = COMPUTE) -> list[str]:
+    return sh(host, "squeue -h -a -r -o %i").split()
+
+
+@dataclass
+class Outage:
+    """Samples whether a client command gets an answer from slurmctld while the phase upgrade runs."""
+
+    failed: list[float] = field(default_factory=list)
+    samples: int = 0
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            probe = subprocess.run(
+                ["docker", "exec", COMPUTE, "timeout", "5", "squeue", "-h"], capture_output=True, check=False
+            )
+            self.samples += 1
+            if probe.returncode != 0:
+                self.failed.append(time.monotonic())
+            time.sleep(2)
+
+    def longest(self) -> float:
+        """Longest run of failed samples, in seconds (first to last failure of a run)."""
+        longest, start, last = 0.0, None, None
+        for moment in self.failed:
+            if last is None or moment - last > 10:
+                start = moment
+            longest, last = max(longest, moment - start), moment  # type: ignore[operator]
+        return longest
+
+
+def pilot_with_jobs() -> tuple[list[str], str, list[str]]:
+    """Three jobs done and recorded, one running until the test lets it end, one job and a 3-task array queued
+    behind it; returns the done jobs' sacct rows, the running job and the queue."""
+    done = [submit("true") for _ in range(3)]
+    wait(lambda: set(job_states(done).values()) == {"COMPLETED"}, 120, "the pilot's first jobs to be recorded")
+    accounting = sh(COMPUTE, SACCT_BEFORE).splitlines()
+    running_job = sh(COMPUTE, f"sbatch --parsable -J phase-running --wrap 'until [ -e {GO} ]; do sleep 2; done'")
+    wait(lambda: "RUNNING" in job_states([running_job]).get(running_job, ""), 60, "the long job to start")
+    sh(COMPUTE, "sbatch --parsable -J phase-queued -n 2 --wrap hostname")
+    sh(COMPUTE, "sbatch --parsable -J phase-array -n 2 --array=1-3 --wrap true")
+    return accounting, running_job, queue()
 
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Lab]:
-    log, seconds = molecule_run.build_lab("production", SUITE, VOLUMES)
-    report(f"production lab: first converge took {seconds:.0f} s")
-    yield Lab(log, seconds)
-    molecule_run.destroy_lab("production", SUITE, VOLUMES)
+    molecule_run.bring_up("production", SUITE, VOLUMES, ENV)
+    start = time.monotonic()
+    pilot = molecule_run.ansible_playbook(
+        PILOT_INVENTORY, "pilot.yml", "--skip-tags", "monitoring,user_env", suite=SUITE, env=ENV
+    )
+    assert pilot.returncode == 0, failures(pilot.stdout) + pilot.stdout[-3000:] + pilot.stderr[-3000:]
+    report(f"production lab: the phase-1 pilot (4 hosts) converged in {time.monotonic() - start:.0f} s")
+    accounting, running_job, queued = pilot_with_jobs()
+    outage = Outage()
+    prober = threading.Thread(target=outage.run, daemon=True)
+    prober.start()
+    start = time.monotonic()
+    upgrade = molecule(
+        "side-effect",
+        "-s",
+        "production",
+        env={"GPUCLUSTER_LAB_SIDE_EFFECT": "upgrade-production.yml", "ANSIBLE_VERBOSITY": "3"},
+    )
+    seconds = time.monotonic() - start
+    outage.stop.set()
+    prober.join()
+    assert upgrade.returncode == 0, failures(upgrade.stdout) + upgrade.stdout[-3000:] + upgrade.stderr[-3000:]
+    report(
+        f"production lab: upgrade-production.yml took {seconds:.0f} s with {len(queued)} jobs queued or running; "
+        f"squeue went unanswered in {len(outage.failed)} of {outage.samples} samples (2 s apart), "
+        f"longest outage {outage.longest():.0f} s"
+    )
+    yield Lab(upgrade.stdout + upgrade.stderr, seconds, accounting, running_job, queued)
+    molecule_run.destroy_lab("production", SUITE, VOLUMES, ENV)
 
 
-def test_second_converge_changes_nothing(lab: Lab) -> None:
-    result = molecule("converge", "-s", "production")
+def test_phase_upgrade_kept_every_job_and_accounting_row(lab: Lab) -> None:
+    running_job = lab.running_job
+    assert job_states([running_job]).get(running_job) == "RUNNING", "the pilot's long job did not live through"
+    assert len(lab.accounting_before) == 3 and running_job in lab.queue_before and len(lab.queue_before) == 5
+    assert all(job in queue() for job in lab.queue_before), (lab.queue_before, queue())
+    sh(COMPUTE, f"touch {GO}")
+    try:
+        wait(lambda: not queue(), 240, "the jobs of before the upgrade to complete")
+    finally:
+        print(sh(COMPUTE, "squeue -a; sacct -a -X -S 2020-01-01 -o JobID,JobName,State,ExitCode,NodeList", check=False))
+    after = {line.split("|", 1)[0]: line for line in sh(COMPUTE, SACCT_BEFORE).splitlines()}
+    changed = [row for row in lab.accounting_before if after.get(row.split("|", 1)[0]) != row]
+    assert not changed, f"accounting rows of before the upgrade changed: {changed}"
+    states = job_states(lab.queue_before)
+    assert set(states.values()) == {"COMPLETED"} and len(states) == len(lab.queue_before), states
+    newest = max(int(row.split("|", 1)[0].split("_")[0]) for row in lab.accounting_before + lab.queue_before)
+    assert int(submit("true")) > newest, "job ids started over: slurmctld's state did not move"
+    assert sh("prod-ctl02", "test -s /srv/slurmctld/job_state && echo ok") == "ok"
+    for host, backup in (
+        ("prod-db01", "slurm_acct_db-before-production.sql.gz"),
+        ("prod-ctl01", "slurmctld-state-before-production.tar.gz"),
+    ):
+        assert sh(host, f"stat -c '%a %U' /var/backups/gpucluster/{backup}") == "600 root"
+    rows = "SELECT COUNT(*) FROM prod_job_table"
+    counts = {host: sh(host, f'mariadb -N -B slurm_acct_db -e "{rows}"') for host in GALERA}
+    assert len(set(counts.values())) == 1, counts
+    assert not sh("prod-db01", "ls /etc/mysql/mariadb.conf.d/90-slurmdbd.cnf 2>/dev/null", check=False)
+
+
+def test_second_upgrade_run_changes_nothing(lab: Lab) -> None:
+    """A second run of upgrade-production.yml (it imports pilot.yml, the site playbook: the whole converge)."""
+    result = molecule("side-effect", "-s", "production", env={"GPUCLUSTER_LAB_SIDE_EFFECT": "upgrade-production.yml"})
     assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
     counters = recap(result.stdout)
     assert {host: counters[host]["changed"] for host in HOSTS} == dict.fromkeys(HOSTS, 0), changed_tasks(result.stdout)

@@ -188,3 +188,44 @@ def test_plan_refuses_unknown_positions() -> None:
 )
 def test_galera_major_reads_both_version_styles(version: str, major: int) -> None:
     assert galera_major(version) == major
+
+
+def pilot_server(*databases: str) -> NodeReport:
+    """A running MariaDB without Galera: a pilot's accounting server before the migration."""
+    return NodeReport(True, "Disconnected", NodeState("", -1, False), wsrep_on=False, databases=databases)
+
+
+def test_plan_migrates_a_standalone_server_stopping_it_and_bootstrapping_from_its_data() -> None:
+    reports = {"db1": NodeReport(False), "db2": pilot_server("slurm_acct_db"), "db3": NodeReport(False)}
+    result = plan(reports, ORDER)
+    assert result == Plan("db2", ("db1", "db3"), True, (), ("db2",))
+
+
+def test_plan_refuses_two_nodes_holding_data_in_a_new_cluster() -> None:
+    reports = {
+        "db1": pilot_server("slurm_acct_db"),
+        "db2": NodeReport(False, databases=("other",)),
+        "db3": NodeReport(False),
+    }
+    result = plan(reports, ORDER)
+    assert result.bootstrap is None and result.stop == ()
+    assert "db1: slurm_acct_db; db2: other" in result.errors[0]
+
+
+def test_plan_refuses_to_join_a_node_whose_own_data_the_state_transfer_would_replace() -> None:
+    reports = {"db1": report(True, "Primary"), "db2": report(True, "Primary"), "db3": pilot_server("slurm_acct_db")}
+    result = plan(reports, ORDER)
+    assert result.join == () and result.stop == ()
+    assert result.errors[0].startswith("db3 holds databases (slurm_acct_db) but never ran in this Galera cluster")
+
+
+def test_plan_stops_a_fresh_standalone_server_and_joins_it() -> None:
+    reports = {"db1": report(True, "Primary"), "db2": report(True, "Primary"), "db3": pilot_server()}
+    assert plan(reports, ORDER) == Plan(None, ("db3",), False, (), ("db3",))
+
+
+def test_report_reads_wsrep_on_and_databases() -> None:
+    result = {"active": True, "cluster_status": "Disconnected", "wsrep_on": False, "databases": ["slurm_acct_db"]}
+    node = NodeReport.from_result(result)
+    assert node.standalone and node.databases == ("slurm_acct_db",)
+    assert not NodeReport.from_result({"active": False}).standalone
