@@ -62,3 +62,22 @@ def test_broken_setting_is_refused_by_name(tmp_path: Path, name: str, value: obj
     result = validate(broken(tmp_path, name, value))
     assert result.returncode != 0
     assert message in " ".join(result.stdout.split())
+
+
+def test_phase_upgrade_refuses_an_inventory_that_is_not_production_before_any_host(tmp_path: Path) -> None:
+    """upgrade-production.yml with the pilot's own inventory (the production one not written yet): refused by
+    its first gate, which contacts no host (the sample hosts do not exist)."""
+    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
+    command = [
+        str(ROOT / ".venv" / "bin" / "ansible-playbook"),
+        "-i",
+        str(ROOT / "inventories" / "pilot"),
+        "playbooks/upgrade-production.yml",
+        "-e",
+        "accounting_db_password=db-secret-0123456789",
+    ]
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert "the inventory must describe production: a controller pair (found 1 controllers)" in out, out[-3000:]
+    assert "unreachable=1" not in out and "UNREACHABLE" not in out

@@ -36,6 +36,7 @@ MULTI_HOST = {
     "login_pool": "production",
     "slurm_upgrade": "pilot",
     "slurm_nodes": "pilot",
+    "phase_upgrade": "production",
 }
 
 
