@@ -56,7 +56,8 @@ def ansible_playbook(
         capture_output=True,
         text=True,
         timeout=timeout,
-        env={**lab_env(suite, env), "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg")},
+        # the project's settings without its fact cache: the facts of an earlier lab's containers are stale
+        env={**lab_env(suite, env), "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_CACHE_PLUGIN": "memory"},
         check=False,
     )
 

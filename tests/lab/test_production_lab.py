@@ -466,9 +466,15 @@ def test_login_node_loss_moves_the_vip_and_ssh_keeps_working(lab: Lab) -> None:
     )
     stat = "echo 'show stat' | socat stdio /run/haproxy/admin.sock | grep -c '^login_nodes,.*,UP,'"
     # rise 2 x inter 2 s once sshd answers; the lab's 2 shared cores (beside another lab) can take longer.
-    seconds = wait(
-        lambda: sh(survivor, stat, check=False) == "2", 90, f"HAProxy on {survivor} to see {holder} up again"
-    )
+    try:
+        seconds = wait(
+            lambda: sh(survivor, stat, check=False) == "2", 90, f"HAProxy on {survivor} to see {holder} up again"
+        )
+    finally:  # what HAProxy checks and what sshd listens on, for a failure's cause
+        print(
+            sh(survivor, "echo 'show stat' | socat stdio /run/haproxy/admin.sock | cut -d, -f1,2,18,19,37", check=False)
+        )
+        print(sh(holder, "ip -brief address show; ss -ltnp; journalctl -u ssh -n 20 --no-pager", check=False))
     report(f"login pool: HAProxy on {survivor} saw {holder} up again {seconds:.1f} s after its services were active")
     time.sleep(5)  # several VRRP adverts: a preempting node would have taken the VIP by now
     assert vip_holders(LOGIN_VIP, LOGINS) == [survivor], "the repaired node pulled the VIP back"
