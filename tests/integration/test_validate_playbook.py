@@ -25,7 +25,12 @@ VAULT = {
 
 
 def validate(inventory: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
+    env = {
+        **os.environ,
+        "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+        "ANSIBLE_NOCOLOR": "1",
+        "ANSIBLE_CACHE_PLUGIN": "memory",
+    }
     command = [str(ROOT / ".venv" / "bin" / "ansible-playbook"), "-i", str(inventory), "playbooks/validate.yml"]
     for key, value in VAULT.items():
         command += ["-e", f"{key}={value}"]
@@ -67,7 +72,12 @@ def test_broken_setting_is_refused_by_name(tmp_path: Path, name: str, value: obj
 def test_phase_upgrade_refuses_an_inventory_that_is_not_production_before_any_host(tmp_path: Path) -> None:
     """upgrade-production.yml with the pilot's own inventory (the production one not written yet): refused by
     its first gate, which contacts no host (the sample hosts do not exist)."""
-    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_NOCOLOR": "1"}
+    env = {
+        **os.environ,
+        "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+        "ANSIBLE_NOCOLOR": "1",
+        "ANSIBLE_CACHE_PLUGIN": "memory",
+    }
     command = [
         str(ROOT / ".venv" / "bin" / "ansible-playbook"),
         "-i",
