@@ -13,7 +13,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.render import (
     configs_from_inventory,
     inventory_errors,
 )
-from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import host_job_scripts
+from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import host_job_scripts, state_save_location
 from ansible_collections.gpucluster.cluster.plugins.module_utils.userview import user_view
 from ansible_collections.gpucluster.cluster.plugins.module_utils.validate import GPU_CATALOGUE
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import (
@@ -46,6 +46,18 @@ def cluster_pod(federation: Mapping[str, Any] | None, group_names: Sequence[str]
     if parsed is None:
         return ""
     return next((pod.name for pod in parsed.pods if pod.group in group_names), "")
+
+
+def cluster_state_save_location(
+    slurm_config: Mapping[str, Any] | None, federation: Mapping[str, Any] | None, group_names: Sequence[str]
+) -> str:
+    """The StateSaveLocation in a host's slurm.conf: its pod's slurm_config in cluster_federation (which replaces
+    cluster_slurm_config for that pod), else cluster_slurm_config's, else the model's default."""
+    parsed = federation_of(federation)
+    pod = next((pod for pod in parsed.pods if pod.group in group_names), None) if parsed else None
+    if pod is not None and "slurm_config" in pod.overrides:
+        slurm_config = pod.overrides["slurm_config"]
+    return state_save_location(slurm_config)
 
 
 def cluster_pod_hosts(
@@ -149,6 +161,7 @@ class FilterModule:
             "cluster_pod": cluster_pod,
             "cluster_pod_hosts": cluster_pod_hosts,
             "cluster_pod_leaders": cluster_pod_leaders,
+            "cluster_state_save_location": cluster_state_save_location,
             "cluster_user_views": cluster_user_views,
             "cluster_errors": cluster_errors,
             "cluster_host_job_scripts": cluster_host_job_scripts,

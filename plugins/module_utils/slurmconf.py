@@ -32,6 +32,19 @@ PRIORITY_WEIGHT_KEYS = {
 }
 
 
+# slurmctld's state directory unless cluster_slurm_config sets StateSaveLocation (one shared directory under
+# Pacemaker; the roles that create, share, move or back it up read it through state_save_location()).
+STATE_SAVE_LOCATION = "/var/spool/slurmctld"
+
+
+def state_save_location(slurm_config: Mapping[str, Any] | None) -> str:
+    """The StateSaveLocation slurm.conf gets: cluster_slurm_config's (keys are case-insensitive), else ours."""
+    for key, value in (slurm_config or {}).items():
+        if str(key).lower() == "statesavelocation" and value:
+            return str(value)
+    return STATE_SAVE_LOCATION
+
+
 def conf_value(value: Any) -> str:
     """A slurm.conf value: booleans as YES/NO, lists comma-joined."""
     if isinstance(value, bool):
@@ -57,7 +70,7 @@ def default_settings(cluster: Cluster) -> dict[str, Any]:
         "AuthType": "auth/munge",
         "SlurmctldPort": 6817,
         "SlurmdPort": 6818,
-        "StateSaveLocation": "/var/spool/slurmctld",
+        "StateSaveLocation": STATE_SAVE_LOCATION,
         "SlurmdSpoolDir": "/var/spool/slurmd",
         "SlurmctldLogFile": "/var/log/slurm/slurmctld.log",
         "SlurmdLogFile": "/var/log/slurm/slurmd.log",

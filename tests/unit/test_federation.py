@@ -11,6 +11,7 @@ from ansible_collections.gpucluster.cluster.plugins.filter.cluster import (
     cluster_pod,
     cluster_pod_hosts,
     cluster_pod_leaders,
+    cluster_state_save_location,
     cluster_user_views,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError, build_pods
@@ -187,6 +188,37 @@ def test_filters_give_each_host_its_pod() -> None:
     assert set(gpus) == {"p1-gpu01", "p1-gpu02", "p2-gpu01", "p2-gpu02"}
     views = cluster_user_views(spec, groups)
     assert views["pod1"]["federation"] == {"name": "fed", "clusters": ["pod1", "pod2"]}
+
+
+@pytest.mark.parametrize(
+    ("shared", "pod2", "expected"),
+    [
+        ({}, {}, {"pod1": "/var/spool/slurmctld", "pod2": "/var/spool/slurmctld"}),
+        ({"statesavelocation": "/ha/state"}, {}, {"pod1": "/ha/state", "pod2": "/ha/state"}),
+        # A pod's slurm_config replaces the shared one for that pod.
+        (
+            {"StateSaveLocation": "/ha/state"},
+            {"slurm_config": {"StateSaveLocation": "/p2/state"}},
+            {"pod1": "/ha/state", "pod2": "/p2/state"},
+        ),
+        (
+            {"StateSaveLocation": "/ha/state"},
+            {"slurm_config": {"MaxJobCount": 20000}},
+            {"pod1": "/ha/state", "pod2": "/var/spool/slurmctld"},
+        ),
+    ],
+)
+def test_the_roles_state_save_location_is_the_one_in_each_pods_slurm_conf(
+    shared: dict[str, Any], pod2: dict[str, Any], expected: dict[str, str]
+) -> None:
+    """pacemaker, slurm and slurm_upgrade read StateSaveLocation through the filter: it must match slurm.conf."""
+    spec, groups = fed_spec(pod1={}, pod2=pod2), fed_groups()
+    spec["slurm_config"] = shared
+    for pod, cluster in build_pods(spec, groups).items():
+        line = next(line for line in settings_lines(cluster) if line.lower().startswith("statesavelocation="))
+        found = cluster_state_save_location(shared, spec["federation"], ["controllers", pod])
+        assert (line.split("=", 1)[1], found) == (expected[pod], expected[pod])
+    assert cluster_state_save_location(shared, {}, ["controllers"]) == expected["pod1"]
 
 
 def test_one_prometheus_scrapes_every_pod_once() -> None:
