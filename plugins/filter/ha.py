@@ -10,6 +10,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import (
     fencing_errors,
     login_pool_errors,
     pair_errors,
+    slurm_vip_errors,
     vip_errors,
 )
 
@@ -18,9 +19,14 @@ def pacemaker_errors(
     controllers: Sequence[str], addresses: Mapping[str, str], settings: Mapping[str, Any]
 ) -> list[str]:
     """Everything wrong with the pair, the VIP and fencing: settings {vip, cidr_netmask, fence_devices,
-    lab_without_fencing}."""
+    lab_without_fencing, slurm_vip, slurm_vip_variable} (slurm_vip: the SlurmctldAddr of the pair's cluster, from
+    the variable named by slurm_vip_variable)."""
     errors = pair_errors(list(controllers))
-    errors += vip_errors(str(settings.get("vip") or ""), int(settings.get("cidr_netmask", 24)), addresses)
+    vip = str(settings.get("vip") or "")
+    errors += vip_errors(vip, int(settings.get("cidr_netmask", 24)), addresses)
+    errors += slurm_vip_errors(
+        vip, str(settings.get("slurm_vip") or ""), str(settings.get("slurm_vip_variable") or "cluster_controller_vip")
+    )
     # `-e pacemaker_lab_without_fencing=false` arrives as the string "false": read it as Ansible reads booleans
     # (bool("false") is True and would turn fencing off).
     try:

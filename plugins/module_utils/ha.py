@@ -37,6 +37,17 @@ def vip_errors(
     return errors
 
 
+def slurm_vip_errors(vip: str, slurm_vip: str, variable: str) -> list[str]:
+    """The controller address slurm.conf gives every client (SlurmctldAddr) is the VIP Pacemaker moves with
+    slurmctld, or none (clients then try each SlurmctldHost)."""
+    if not slurm_vip or str(slurm_vip) == str(vip):
+        return []
+    return [
+        f"{variable} {slurm_vip} is not the pair's pacemaker_vip {vip}: slurm.conf would send every client to an "
+        f"address that no controller holds; set {variable} to {vip}"
+    ]
+
+
 def fencing_errors(controllers: Sequence[str], devices: Mapping[str, Any], lab_without_fencing: bool) -> list[str]:
     """A fence device for every controller (IPMI or Redfish, with address and credentials), unless the lab
     setting turns fencing off."""

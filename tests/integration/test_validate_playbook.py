@@ -21,6 +21,7 @@ VAULT = {
     "vault_galera_sst_password": "sst-secret-0123456789",
     "vault_accounting_db_password": "db-secret-0123456789",
     "vault_login_vrrp_password": "vrrp1234",
+    "vault_bmc_password": "bmc-secret-0",
 }
 
 
@@ -37,10 +38,10 @@ def validate(inventory: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
 
 
-def broken(tmp_path: Path, name: str, value: object) -> Path:
-    inventory = tmp_path / "production"
-    shutil.copytree(ROOT / "inventories" / "production", inventory)
-    (inventory / "group_vars" / "all" / "zz-broken.yml").write_text(yaml.safe_dump({name: value}))
+def broken(tmp_path: Path, name: str, value: object, site: str = "production", group: str = "all") -> Path:
+    inventory = tmp_path / site
+    shutil.copytree(ROOT / "inventories" / site, inventory)
+    (inventory / "group_vars" / group / "zz-broken.yml").write_text(yaml.safe_dump({name: value}))
     return inventory
 
 
@@ -67,6 +68,18 @@ def test_broken_setting_is_refused_by_name(tmp_path: Path, name: str, value: obj
     result = validate(broken(tmp_path, name, value))
     assert result.returncode != 0
     assert message in " ".join(result.stdout.split())
+
+
+def test_sample_federation_inventory_passes_and_each_pods_vip_is_checked(tmp_path: Path) -> None:
+    """Each pod's pair is checked with its own settings: pod2's pacemaker_vip moved away from the controller_vip
+    its slurm.conf names is refused, naming the pod."""
+    result = validate(ROOT / "inventories" / "federation")
+    assert result.returncode == 0, result.stdout[-3000:]
+    result = validate(broken(tmp_path, "pacemaker_vip", "10.10.2.11", "federation", "pod2"))
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert "cluster_federation.pods.pod2.controller_vip 10.10.2.10 is not the pair's pacemaker_vip 10.10.2.11" in out
+    assert "pod1.controller_vip" not in out
 
 
 def test_phase_upgrade_refuses_an_inventory_that_is_not_production_before_any_host(tmp_path: Path) -> None:

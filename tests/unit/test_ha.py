@@ -49,6 +49,22 @@ def test_filter_gathers_all_findings() -> None:
     assert len(pacemaker_errors(["ctl1"], {"ctl1": "10.0.0.11"}, {"vip": "x"})) == 3
 
 
+def test_the_vip_slurm_conf_names_is_the_pairs_vip_or_none() -> None:
+    settings = {"vip": "10.0.0.10", "fence_devices": {"ctl1": IPMI, "ctl2": IPMI}}
+    assert pacemaker_errors(["ctl1", "ctl2"], ADDRESSES, {**settings, "slurm_vip": "10.0.0.10"}) == []
+    assert pacemaker_errors(["ctl1", "ctl2"], ADDRESSES, {**settings, "slurm_vip": ""}) == []
+    pod = {**settings, "slurm_vip": "10.0.0.20", "slurm_vip_variable": "cluster_federation.pods.pod2.controller_vip"}
+    assert pacemaker_errors(["ctl1", "ctl2"], ADDRESSES, pod) == [
+        "cluster_federation.pods.pod2.controller_vip 10.0.0.20 is not the pair's pacemaker_vip 10.0.0.10: "
+        "slurm.conf would send every client to an address that no controller holds; set "
+        "cluster_federation.pods.pod2.controller_vip to 10.0.0.10"
+    ]
+    assert (
+        "cluster_controller_vip 10.0.0.20 is not"
+        in pacemaker_errors(["ctl1", "ctl2"], ADDRESSES, {**settings, "slurm_vip": "10.0.0.20"})[0]
+    )
+
+
 def test_lab_switch_from_the_command_line_is_read_as_a_boolean() -> None:
     """`-e pacemaker_lab_without_fencing=false` is the string "false": fencing stays required."""
     settings = {"vip": "10.0.0.10", "fence_devices": {}}
