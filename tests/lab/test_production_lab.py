@@ -10,7 +10,10 @@ Checks and drills (each prints what it measured):
 - stop a Galera node: jobs are still recorded; back, it rejoins and catches up;
 - stop every Galera node, run playbooks/galera-recover.yml: the cluster is back with every job record;
 - kill the login node holding the login VIP: the other takes it, SSH through the VIP works again with the
-  same host key, and the repaired node does not pull the VIP back.
+  same host key, and the repaired node does not pull the VIP back;
+- last, the rolling Slurm upgrade 24.11 -> 26.05 of the whole lab (upgrade-slurm.yml): a job running across
+  it and one queued complete, the history is whole on every Galera node, Pacemaker runs slurmctld on the new
+  release, a second run changes nothing.
 """
 
 from __future__ import annotations
@@ -478,3 +481,64 @@ def test_login_node_loss_moves_the_vip_and_ssh_keeps_working(lab: Lab) -> None:
     report(f"login pool: HAProxy on {survivor} saw {holder} up again {seconds:.1f} s after its services were active")
     time.sleep(5)  # several VRRP adverts: a preempting node would have taken the VIP by now
     assert vip_holders(LOGIN_VIP, LOGINS) == [survivor], "the repaired node pulled the VIP back"
+
+
+SLURM_HOSTS = (*CONTROLLERS, "prod-db01", "prod-db02", COMPUTE, *LOGINS)
+UPGRADE_GO = "/home/slurm-upgrade-go"
+
+
+def test_rolling_slurm_upgrade_of_the_pacemaker_pair(lab: Lab) -> None:
+    """Last (the lab stays on 26.05): playbooks/upgrade-slurm.yml from Debian 13's 24.11 to Debian unstable's
+    26.05 - slurmdbd on Galera converted in the foreground, slurmctld stopped through Pacemaker, both controllers
+    upgraded, started by Pacemaker again - with a job running and one queued."""
+    history = "sacct -a -X -n -P -S 2020-01-01 -o JobID,State"
+    before = dict(line.split("|", 1) for line in sh(COMPUTE, history).splitlines())
+    rows = 'mariadb -N -B slurm_acct_db -e "SELECT COUNT(*) FROM prod_job_table"'
+    rows_before = int(sh("prod-db01", rows))
+    long_job = sh(COMPUTE, f"sbatch --parsable -J across-upgrade --wrap 'until [ -e {UPGRADE_GO} ]; do sleep 2; done'")
+    wait(lambda: "RUNNING" in job_states([long_job]).get(long_job, ""), 60, "the long job to start")
+    queued = sh(COMPUTE, "sbatch --parsable -J queued-upgrade -n 2 --wrap hostname")
+    env = {
+        "GPUCLUSTER_LAB_SIDE_EFFECT": "upgrade-slurm.yml",
+        "GPUCLUSTER_LAB_RELEASE": "26.05",
+        "GPUCLUSTER_LAB_UPGRADE_REPOSITORY": "deb http://deb.debian.org/debian sid main",
+        "GPUCLUSTER_LAB_UPGRADE_APT_RELEASE": "sid",
+    }
+    outage = Outage()
+    prober = threading.Thread(target=outage.run, daemon=True)
+    prober.start()
+    start = time.monotonic()
+    result = molecule("side-effect", "-s", "production", env=env)
+    seconds = time.monotonic() - start
+    outage.stop.set()
+    prober.join()
+    assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
+    report(
+        f"production lab: upgrade-slurm.yml 24.11 -> 26.05 (Pacemaker pair, Galera) took {seconds:.0f} s; squeue "
+        f"went unanswered in {len(outage.failed)} of {outage.samples} samples, longest outage {outage.longest():.0f} s"
+    )
+    for host in SLURM_HOSTS:
+        packages = sh(host, "dpkg-query --show --showformat='${Package}=${Version}\\n' 'slurm*' | grep -v '=$'")
+        assert packages and all("=26.05." in line for line in packages.splitlines()), (host, packages)
+    located = sh("prod-ctl01", "crm_resource --resource slurmctld --locate")
+    holder = next(host for host in CONTROLLERS if f"running on: {host}" in located)
+    assert VIP in sh(holder, "ip -brief address show"), located
+    assert not sh("prod-ctl01", "crm_resource --resource slurmctld --meta --get-parameter target-role", check=False)
+    assert "SLURM_VERSION = 26.05." in " ".join(sh(COMPUTE, "scontrol show config | grep ^SLURM_VERSION").split())
+    assert job_states([long_job, queued]) == {long_job: "RUNNING", queued: "PENDING"}
+    sh(COMPUTE, f"touch {UPGRADE_GO}")
+    wait(lambda: set(job_states([long_job, queued]).values()) == {"COMPLETED"}, 240, "the jobs across the upgrade")
+    after = dict(line.split("|", 1) for line in sh(COMPUTE, history).splitlines())
+    assert set(before) <= set(after), sorted(set(before) - set(after))
+    assert all(after[job] == "COMPLETED" for job, state in before.items() if state == "COMPLETED"), (before, after)
+    counts = {host: int(sh(host, rows)) for host in GALERA}
+    assert set(counts.values()) == {rows_before + 2}, (rows_before, counts)
+    assert "drain" not in sh(COMPUTE, "sinfo -h -N -o '%N %T'")
+    assert sh("prod-db01", "stat -c %a /var/backups/gpucluster/slurm-24.11-to-26.05.sql.gz") == "600"
+    assert sh("prod-ctl01", "stat -c %a /var/backups/gpucluster/slurm-24.11-to-26.05-statesave.tar.gz") == "600"
+    again = molecule("side-effect", "-s", "production", env=env)
+    assert again.returncode == 0, failures(again.stdout)
+    counters = recap(again.stdout)
+    assert {host: counters[host]["changed"] for host in SLURM_HOSTS} == dict.fromkeys(SLURM_HOSTS, 0), changed_tasks(
+        again.stdout
+    )
