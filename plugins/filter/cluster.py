@@ -43,9 +43,8 @@ def cluster_configs(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]
 def cluster_pod(federation: Mapping[str, Any] | None, group_names: Sequence[str]) -> str:
     """The pod of a host (from its group_names) in cluster_federation; "" outside any pod or federation."""
     parsed = federation_of(federation)
-    if parsed is None:
-        return ""
-    return next((pod.name for pod in parsed.pods if pod.group in group_names), "")
+    pod = parsed.pod_of_groups(group_names) if parsed else None
+    return pod.name if pod else ""
 
 
 def cluster_state_save_location(
@@ -54,7 +53,7 @@ def cluster_state_save_location(
     """The StateSaveLocation in a host's slurm.conf: its pod's slurm_config in cluster_federation (which replaces
     cluster_slurm_config for that pod), else cluster_slurm_config's, else the model's default."""
     parsed = federation_of(federation)
-    pod = next((pod for pod in parsed.pods if pod.group in group_names), None) if parsed else None
+    pod = parsed.pod_of_groups(group_names) if parsed else None
     if pod is not None and "slurm_config" in pod.overrides:
         slurm_config = pod.overrides["slurm_config"]
     return state_save_location(slurm_config)

@@ -54,6 +54,10 @@ class Federation:
     def pod(self, name: str) -> Pod | None:
         return next((pod for pod in self.pods if pod.name == name), None)
 
+    def pod_of_groups(self, group_names: Sequence[str]) -> Pod | None:
+        """The pod whose group is one of a host's groups (its group_names), or None."""
+        return next((pod for pod in self.pods if pod.group in group_names), None)
+
 
 def read_federation(spec: Mapping[str, Any]) -> tuple[Federation | None, list[str]]:
     """The federation of the spec (None when the inventory is one cluster), with shape errors."""
