@@ -1,12 +1,18 @@
-"""Filter over the phase upgrade's probes: which controller and database move, or why the move cannot start."""
+"""Filters over the phase upgrades' probes: what moves, or why the move cannot start."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ansible_collections.gpucluster.cluster.plugins.module_utils.federation import read_federation
 from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import NodeReport
-from ansible_collections.gpucluster.cluster.plugins.module_utils.phase import production_move
+from ansible_collections.gpucluster.cluster.plugins.module_utils.phase import (
+    RunningCluster,
+    federation_move,
+    production_move,
+)
 
 
 def phase_production_move(probes: Mapping[str, Any]) -> dict[str, Any]:
@@ -27,6 +33,59 @@ def phase_production_move(probes: Mapping[str, Any]) -> dict[str, Any]:
     return {"controller": move.controller, "database_host": move.database_host, "errors": list(move.errors)}
 
 
+def _config_value(config: str, key: str) -> str:
+    """A value of `scontrol show config` output ("Key = value")."""
+    match = re.search(rf"(?m)^{key}\s*=\s*(.*?)\s*$", config)
+    return match.group(1) if match else ""
+
+
+def phase_federation_move(probes: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+    """probes: federation (cluster_federation), cluster_name (its default name), systemd (controller ->
+    `systemctl is-active slurmctld`), pacemaker (controller -> `crm_resource --locate`), configs (controller
+    where slurmctld runs -> `scontrol show config`), managers (controller -> slurm_ctld_manager), state_save
+    (controller -> its StateSaveLocation in the inventory), clusters (`sacctmgr show cluster` names),
+    federations (`Federation|Cluster` lines of `sacctmgr show federation`), clustername (controller -> its
+    StateSaveLocation's clustername file, where one exists) -> {running: {pod: controller}, new: [pods], errors}."""
+    federation, _ = read_federation({"federation": probes.get("federation") or {}, "name": probes.get("cluster_name")})
+    if federation is None:
+        return {
+            "running": {},
+            "new": [],
+            "errors": ["cluster_federation is empty: the inventory describes no federation"],
+        }
+    controllers = set(groups.get("controllers", ()))
+    pods = {pod.name: [host for host in groups.get(pod.group, ()) if host in controllers] for pod in federation.pods}
+    pacemaker = probes.get("pacemaker") or {}
+    configs = probes.get("configs") or {}
+    running = [
+        RunningCluster(
+            host=host,
+            cluster_name=_config_value(str(configs.get(host) or ""), "ClusterName"),
+            state_save_location=_config_value(str(configs.get(host) or ""), "StateSaveLocation"),
+            max_job_id=int(_config_value(str(configs.get(host) or ""), "MaxJobId") or 0),
+            pacemaker="is running on" in str(pacemaker.get(host) or ""),
+            inventory_manager=str((probes.get("managers") or {}).get(host) or "systemd"),
+            inventory_state_save_location=str((probes.get("state_save") or {}).get(host) or ""),
+        )
+        for host, state in sorted((probes.get("systemd") or {}).items())
+        if str(state).strip() == "active"
+    ]
+    memberships = {}
+    for line in probes.get("federations") or []:
+        name, _, cluster = str(line).strip().rstrip("|").partition("|")
+        if name and cluster:
+            memberships[cluster] = name
+    move = federation_move(
+        federation=federation.name,
+        pods=pods,
+        running=running,
+        registered=[str(name).strip() for name in probes.get("clusters") or [] if str(name).strip()],
+        memberships=memberships,
+        foreign_state={host: str(name).strip() for host, name in (probes.get("clustername") or {}).items()},
+    )
+    return {"running": dict(move.running), "new": list(move.new), "errors": list(move.errors)}
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"phase_production_move": phase_production_move}
+        return {"phase_production_move": phase_production_move, "phase_federation_move": phase_federation_move}

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from plugins.filter.phase import phase_production_move
+from plugins.filter.phase import phase_federation_move, phase_production_move
 
 GALERA = ("db1", "db2", "db3")
 
@@ -75,3 +75,94 @@ def test_a_cluster_already_in_production_has_nothing_to_move() -> None:
 def test_each_refusal_names_the_host_and_the_fix(changes: dict[str, Any], message: str) -> None:
     result = phase_production_move(probes(**changes))
     assert len(result["errors"]) == 1 and result["errors"][0].startswith(message), result["errors"]
+
+
+# upgrade-federation.yml: the running cluster "prod" (a Pacemaker pair) becomes a pod; pod2 is new.
+GROUPS = {
+    "controllers": ["ctl1", "ctl2", "p2ctl1", "p2ctl2"],
+    "prod": ["ctl1", "ctl2", "cpu1"],
+    "pod2": ["p2ctl1", "p2ctl2", "p2cpu1"],
+}
+CONFIG = "ClusterName = prod\nMaxJobId = 67043328\nStateSaveLocation = /srv/slurmctld\nSLURM_VERSION = 24.11.5\n"
+
+
+def federation_probes(**changes: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "federation": {"name": "fed", "pods": {"prod": {}, "pod2": {}}},
+        "cluster_name": "prod",
+        "systemd": {"ctl1": "active", "ctl2": "inactive", "p2ctl1": "inactive", "p2ctl2": "inactive"},
+        "pacemaker": {
+            "ctl1": "resource slurmctld is running on: ctl1",
+            "ctl2": "resource slurmctld is running on: ctl1",
+        },
+        "configs": {"ctl1": CONFIG},
+        "managers": dict.fromkeys(GROUPS["controllers"], "pacemaker"),
+        "state_save": dict.fromkeys(GROUPS["controllers"], "/srv/slurmctld"),
+        "clusters": ["prod"],
+        "federations": [],
+        "clustername": {},
+    }
+    base.update(changes)
+    return base
+
+
+def test_the_running_cluster_becomes_its_pod_and_the_other_pods_are_new() -> None:
+    assert phase_federation_move(federation_probes(), GROUPS) == {
+        "running": {"prod": "ctl1"},
+        "new": ["pod2"],
+        "errors": [],
+    }
+
+
+def test_a_second_run_finds_every_pod_running_in_the_federation() -> None:
+    result = phase_federation_move(
+        federation_probes(
+            systemd={"ctl1": "active", "ctl2": "inactive", "p2ctl1": "inactive", "p2ctl2": "active"},
+            pacemaker={"ctl1": "is running on: ctl1", "p2ctl2": "is running on: p2ctl2"},
+            configs={"ctl1": CONFIG, "p2ctl2": CONFIG.replace("prod", "pod2")},
+            clusters=["prod", "pod2"],
+            federations=["fed|prod", "fed|pod2|"],
+            clustername={"p2ctl1": "pod2"},
+        ),
+        GROUPS,
+    )
+    assert result == {"running": {"prod": "ctl1", "pod2": "p2ctl2"}, "new": [], "errors": []}
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"federation": {"name": "fed", "pods": {"pod1": {"group": "prod"}, "pod2": {}}}},
+            "ctl1 runs the cluster 'prod' (its ClusterName), which the inventory makes the pod 'pod1': name the pod "
+            "after the cluster (cluster_federation.pods.prod; its `group:` names the hosts' inventory group)",
+        ),
+        ({"systemd": {"ctl1": "inactive"}}, "slurmctld runs on none of the pods' controllers"),
+        ({"clusters": ["other"]}, "ctl1 runs the cluster 'prod', which the slurmdbd of the inventory does not know"),
+        (
+            {"pacemaker": {}},
+            "ctl1: systemd runs slurmctld of the cluster 'prod', the inventory says slurm_ctld_manager",
+        ),
+        (
+            {"configs": {"ctl1": CONFIG.replace("/srv/slurmctld", "/var/spool/slurmctld")}},
+            "ctl1: slurmctld of the cluster 'prod' keeps its state in /var/spool/slurmctld, the inventory gives its "
+            "pod /srv/slurmctld",
+        ),
+        (
+            {"configs": {"ctl1": CONFIG.replace("67043328", "99999999")}},
+            "ctl1: the cluster 'prod' has MaxJobId=99999999",
+        ),
+        ({"federations": ["old|prod"]}, "cluster prod belongs to the federation old in slurmdbd"),
+        ({"federations": ["fed|prod", "fed|pod3"]}, "the federation fed in slurmdbd also holds the cluster pod3"),
+        ({"clustername": {"p2ctl1": "prod"}}, "p2ctl1: the StateSaveLocation of the new pod pod2 already holds the"),
+    ],
+)
+def test_each_federation_refusal_names_the_host_and_the_fix(changes: dict[str, Any], message: str) -> None:
+    result = phase_federation_move(federation_probes(**changes), GROUPS)
+    assert len(result["errors"]) == 1 and result["errors"][0].startswith(message), result["errors"]
+
+
+def test_a_federation_move_needs_a_federation() -> None:
+    assert phase_federation_move(federation_probes(federation={}), GROUPS)["errors"] == [
+        "cluster_federation is empty: the inventory describes no federation"
+    ]
