@@ -45,7 +45,8 @@ def phase_federation_move(probes: Mapping[str, Any], groups: Mapping[str, Sequen
     where slurmctld runs -> `scontrol show config`), managers (controller -> slurm_ctld_manager), state_save
     (controller -> its StateSaveLocation in the inventory), clusters (`sacctmgr show cluster` names),
     federations (`Federation|Cluster` lines of `sacctmgr show federation`), clustername (controller -> its
-    StateSaveLocation's clustername file, where one exists) -> {running: {pod: controller}, new: [pods], errors}."""
+    StateSaveLocation's clustername file, where one exists) -> {running: {pod: controller}, new: [pods], state_save:
+    {running controller: its StateSaveLocation}, errors}."""
     federation, _ = read_federation({"federation": probes.get("federation") or {}, "name": probes.get("cluster_name")})
     if federation is None:
         return {
@@ -83,7 +84,8 @@ def phase_federation_move(probes: Mapping[str, Any], groups: Mapping[str, Sequen
         memberships=memberships,
         foreign_state={host: str(name).strip() for host, name in (probes.get("clustername") or {}).items()},
     )
-    return {"running": dict(move.running), "new": list(move.new), "errors": list(move.errors)}
+    state_save = {report.host: report.state_save_location for report in running if report.host in move.running.values()}
+    return {"running": dict(move.running), "new": list(move.new), "state_save": state_save, "errors": list(move.errors)}
 
 
 class FilterModule:

@@ -1,7 +1,11 @@
 """The federation lab (molecule/federation): two pods, Slurm clusters pod1 and pod2, joined in the federation
-"fed" on one slurmdbd, built from bare containers by playbooks/pilot.yml, then exercised through the real
-daemons from the login node (fed-db01, pod1's):
+"fed" on one slurmdbd, built the way a site grows: the cluster pod1 on its own (molecule/federation/phase2,
+playbooks/pilot.yml) runs jobs, then playbooks/upgrade-federation.yml makes it the first pod of the federation
+and adds pod2; then exercised through the real daemons from the login node (fed-db01, pod1's):
 
+- the move: a name that is not the running cluster's is refused before any host changes; the jobs queued and
+  running before it complete after it, the accounting rows of before are unchanged, pod1's slurmctld is
+  never restarted, a second run changes nothing;
 - the federation as slurmdbd and both controllers see it;
 - a federated job goes to the pod with free resources, and its sibling on the full pod is revoked;
 - squeue --federation and sacct show the jobs of both pods from the one database;
@@ -10,11 +14,13 @@ daemons from the login node (fed-db01, pod1's):
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -29,8 +35,8 @@ SUITE = "trixie"
 pytestmark = pytest.mark.lab
 
 
-def molecule(*args: str) -> subprocess.CompletedProcess[str]:
-    return molecule_run.molecule(*args, suite=SUITE)
+def molecule(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return molecule_run.molecule(*args, suite=SUITE, env={**ENV, **(env or {})})
 
 
 def sh(host: str, command: str, check: bool = True, timeout: int = 120) -> str:
@@ -66,22 +72,168 @@ def job_rows(job_id: str) -> list[dict[str, str]]:
 
 @dataclass
 class Lab:
-    converge_seconds: float
+    upgrade_log: str
+    # the check run (--check --diff) before the move, and the refused run (the running pod under another name)
+    check: subprocess.CompletedProcess[str]
+    after_check: tuple[str, str]  # the federations in slurmdbd, pod2's slurmctld (systemctl is-active)
+    refusal: subprocess.CompletedProcess[str]
+    # before the move: sacct rows of pod1's jobs done (JobID|JobName|State|ExitCode|Submit|Start|End), the job
+    # running, the queue (running and pending) and when systemd started slurmctld
+    accounting_before: list[str] = field(default_factory=list)
+    running_job: str = ""
+    queue_before: list[str] = field(default_factory=list)
+    slurmctld_started: str = ""
 
 
 VOLUMES = ("gpucluster-fed-home",)
+# One ephemeral directory for Molecule and the phase-2 run: the lab's generated passwords live there.
+ENV = {"MOLECULE_EPHEMERAL_DIRECTORY": str(molecule_run.ROOT / "build" / "lab" / "federation-ephemeral")}
+PHASE2_INVENTORY = molecule_run.ROOT / "molecule" / "federation" / "phase2" / "hosts.yml"
+UPGRADE = {"GPUCLUSTER_LAB_PLAYBOOK": "upgrade-federation.yml"}
+SACCT_BEFORE = "sacct -M pod1 -a -X -n -P -S 2020-01-01 -o JobID,JobName,State,ExitCode,Submit,Start,End"
+GO = "/home/federation-move-go"
+# The running cluster's pod under another name than its ClusterName.
+MISNAMED = {"cluster_federation": {"name": "fed", "pods": {"alpha": {"group": "pod1"}, "pod2": {}}}}
+
+
+def pod1_queue() -> list[str]:
+    """The ids of pod1's jobs queued and running (squeue -M starts with a "CLUSTER: pod1" line)."""
+    return [word for word in sh(LOGIN, "squeue -M pod1 -h -a -r -o %i").split() if word[0].isdigit()]
+
+
+def pod1_states(ids: list[str]) -> dict[str, str]:
+    out = sh(LOGIN, f"sacct -M pod1 -a -X -n -P -o JobID,State -j {','.join(ids)}")
+    return dict(line.split("|", 1) for line in out.splitlines() if "|" in line)
+
+
+def slurmctld_started() -> str:
+    """When systemd last started pod1's slurmctld: a restart moves it, `scontrol reconfigure` does not (from 23.11
+    it execs a new slurmctld process inside the running unit)."""
+    return sh(PODS["pod1"], "systemctl show -p ActiveEnterTimestampMonotonic --value slurmctld")
+
+
+def phase2_with_jobs() -> tuple[list[str], str, list[str]]:
+    """pod1 on its own: three jobs done and recorded, one running until the test lets it end, one job and a
+    3-task array queued behind it; returns the done jobs' sacct rows, the running job and the queue."""
+    submit = "sbatch --parsable -o /dev/null"
+    done = [sh(LOGIN, f"{submit} -J before --wrap true") for _ in range(3)]
+    wait_for("pod1's first jobs to be recorded", lambda: set(pod1_states(done).values()) == {"COMPLETED"}, 120)
+    accounting = sh(LOGIN, SACCT_BEFORE).splitlines()
+    running = sh(LOGIN, f"{submit} -J move-running --wrap 'until [ -e {GO} ]; do sleep 2; done'")
+    wait_for("the long job to start", lambda: pod1_states([running]).get(running) == "RUNNING", 60)
+    sh(LOGIN, f"{submit} -J move-queued -n 2 --wrap hostname")
+    sh(LOGIN, f"{submit} -J move-array -n 2 --array=1-3 --wrap true")
+    return accounting, running, pod1_queue()
+
+
+@dataclass
+class Outage:
+    """Samples whether pod1's slurmctld answers a client while the move runs."""
+
+    failed: int = 0
+    samples: int = 0
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            probe = subprocess.run(
+                ["docker", "exec", LOGIN, "timeout", "5", "squeue", "-M", "pod1", "-h"],
+                capture_output=True,
+                check=False,
+            )
+            self.samples += 1
+            self.failed += probe.returncode != 0
+            time.sleep(2)
 
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Lab]:
-    _, seconds = molecule_run.build_lab("federation", SUITE, VOLUMES)
-    print(f"\nfederation lab: first converge took {seconds:.0f} s")
-    yield Lab(seconds)
-    molecule_run.destroy_lab("federation", SUITE, VOLUMES)
+    molecule_run.bring_up("federation", SUITE, VOLUMES, ENV)
+    start = time.monotonic()
+    phase2 = molecule_run.ansible_playbook(
+        PHASE2_INVENTORY, "pilot.yml", "--skip-tags", "monitoring,user_env", suite=SUITE, env=ENV
+    )
+    assert phase2.returncode == 0, failures(phase2.stdout) + phase2.stdout[-3000:] + phase2.stderr[-3000:]
+    print(f"\nfederation lab: the cluster pod1 on its own (2 hosts) converged in {time.monotonic() - start:.0f} s")
+    accounting, running_job, queued = phase2_with_jobs()
+    started = slurmctld_started()
+    check = molecule("converge", "-s", "federation", "--", "--check", "--diff", env=UPGRADE)
+    after_check = (
+        sh(LOGIN, "sacctmgr -n -P show federation"),
+        sh("fed-p2", "systemctl is-active slurmctld", check=False),
+    )
+    refusal = molecule("converge", "-s", "federation", "--", "-e", json.dumps(MISNAMED), env=UPGRADE)
+    outage = Outage()
+    prober = threading.Thread(target=outage.run, daemon=True)
+    prober.start()
+    start = time.monotonic()
+    upgrade = molecule("converge", "-s", "federation", env={**UPGRADE, "ANSIBLE_VERBOSITY": "2"})
+    seconds = time.monotonic() - start
+    outage.stop.set()
+    prober.join()
+    assert upgrade.returncode == 0, failures(upgrade.stdout) + upgrade.stdout[-3000:] + upgrade.stderr[-3000:]
+    print(
+        f"\nfederation lab: upgrade-federation.yml took {seconds:.0f} s with {len(queued)} jobs queued or running; "
+        f"squeue -M pod1 went unanswered in {outage.failed} of {outage.samples} samples (2 s apart)"
+    )
+    yield Lab(upgrade.stdout + upgrade.stderr, check, after_check, refusal, accounting, running_job, queued, started)
+    molecule_run.destroy_lab("federation", SUITE, VOLUMES, ENV)
 
 
-def test_second_converge_changes_nothing(lab: Lab) -> None:
-    result = molecule("converge", "-s", "federation")
+def test_check_mode_before_the_move_changes_nothing(lab: Lab) -> None:
+    """upgrade-federation.yml --check --diff on the running pod1, before the move: it passes its gates and
+    reports what it would do; the move itself then finds everything as it was (its test, below)."""
+    result = lab.check
+    assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
+    assert "new: pod2" in " ".join(result.stdout.split())
+    assert recap(result.stdout)["fed-p2"]["changed"] > 0, "the check run reported nothing to do on the new pod"
+    federations, pod2_slurmctld = lab.after_check
+    assert federations == "" and pod2_slurmctld != "active", lab.after_check
+
+
+def test_a_pod_not_named_after_the_running_cluster_is_refused_before_any_host(lab: Lab) -> None:
+    result = lab.refusal
+    assert result.returncode != 0
+    assert "fed-p1 runs the cluster 'pod1' (its ClusterName), which the inventory makes the pod 'alpha'" in " ".join(
+        result.stdout.split()
+    ), failures(result.stdout) + result.stdout[-3000:]
+    counters = recap(result.stdout)
+    assert all(counters[host]["changed"] == 0 for host in counters), changed_tasks(result.stdout)
+    assert "fed-db01" not in counters, "a host outside the gates ran a task"
+
+
+def test_move_to_the_federation_kept_every_job_and_accounting_row(lab: Lab) -> None:
+    running_job = lab.running_job
+    assert pod1_states([running_job]).get(running_job) == "RUNNING", "pod1's long job did not live through"
+    assert len(lab.accounting_before) == 3 and running_job in lab.queue_before and len(lab.queue_before) == 5
+    assert all(job in pod1_queue() for job in lab.queue_before), (lab.queue_before, pod1_queue())
+    assert slurmctld_started() == lab.slurmctld_started, "pod1's slurmctld was restarted"
+    sh(LOGIN, f"touch {GO}")
+    try:
+        wait_for("the jobs of before the move to complete", lambda: not pod1_queue(), 240, every=2)
+    finally:
+        print(
+            sh(
+                LOGIN,
+                "squeue -M pod1 -a; sacct -M pod1 -a -X -S 2020-01-01 -o JobID,JobName,State,NodeList",
+                check=False,
+            )
+        )
+    after = {line.split("|", 1)[0]: line for line in sh(LOGIN, SACCT_BEFORE).splitlines()}
+    changed = [row for row in lab.accounting_before if after.get(row.split("|", 1)[0]) != row]
+    assert not changed, f"accounting rows of before the move changed: {changed}"
+    states = pod1_states(lab.queue_before)
+    assert set(states.values()) == {"COMPLETED"} and len(states) == len(lab.queue_before), states
+    for host, backup in (
+        ("fed-db01", "slurm_acct_db-before-federation.sql.gz"),
+        ("fed-p1", "slurmctld-state-before-federation.tar.gz"),
+    ):
+        assert sh(host, f"stat -c '%a %U' /var/backups/gpucluster/{backup}") == "600 root"
+
+
+def test_second_upgrade_run_changes_nothing(lab: Lab) -> None:
+    """A second run of upgrade-federation.yml (it imports pilot.yml, the site playbook: the whole converge)."""
+    result = molecule("converge", "-s", "federation", env=UPGRADE)
     assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
     counters = recap(result.stdout)
     assert {host: counters[host]["changed"] for host in HOSTS} == dict.fromkeys(HOSTS, 0), changed_tasks(result.stdout)
