@@ -104,3 +104,33 @@ def test_phase_upgrade_refuses_an_inventory_that_is_not_production_before_any_ho
     assert result.returncode != 0
     assert "the inventory must describe production: a controller pair (found 1 controllers)" in out, out[-3000:]
     assert "unreachable=1" not in out and "UNREACHABLE" not in out
+
+
+def test_pods_run_by_different_managers_are_refused(tmp_path: Path) -> None:
+    """The slurm role's handlers act on each pod with one manager: pod2 under systemd beside pod1's Pacemaker
+    pair is refused, naming the controllers."""
+    result = validate(broken(tmp_path, "slurm_ctld_manager", "systemd", "federation", "pod2"))
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert "slurm_ctld_manager differs between the controllers (" in out, out[-3000:]
+    assert "fed-p1-ctl01: pacemaker" in out and "fed-p2-ctl01: systemd" in out, out[-3000:]
+
+
+def test_federation_move_refuses_an_inventory_without_a_federation_before_any_host() -> None:
+    """upgrade-federation.yml with the production inventory (the federation not written yet): refused by its
+    first gate, which contacts no host (the sample hosts do not exist)."""
+    env = {
+        **os.environ,
+        "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+        "ANSIBLE_NOCOLOR": "1",
+        "ANSIBLE_CACHE_PLUGIN": "memory",
+    }
+    command = [str(ROOT / ".venv" / "bin" / "ansible-playbook"), "-i", str(ROOT / "inventories" / "production")]
+    command += ["playbooks/upgrade-federation.yml"]
+    for key, value in VAULT.items():
+        command += ["-e", f"{key}={value}"]
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert "the inventory must describe the federation: cluster_federation with its pods" in out, out[-3000:]
+    assert "unreachable=1" not in out and "UNREACHABLE" not in out
