@@ -357,6 +357,10 @@ def test_pod_by_pod_slurm_upgrade(lab: Lab) -> None:
         "GPUCLUSTER_LAB_UPGRADE_APT_RELEASE": "sid",
     }
     pod2_started = sh(PODS["pod2"], "systemctl show -p ActiveEnterTimestampMonotonic --value slurmctld slurmd")
+    # --check first: the gates pass (the new package source is not written, so not read), nothing is installed.
+    check = molecule("converge", "-s", "federation", "--", "--check", "-e", json.dumps(POD2_STAYS), env=env)
+    assert check.returncode == 0, failures(check.stdout) + check.stdout[-5000:]
+    assert all("=24.11." in line for host in HOSTS for line in slurm_packages(host))
     start = time.monotonic()
     result = molecule("converge", "-s", "federation", "--", "-e", json.dumps(POD2_STAYS), env=env)
     seconds = time.monotonic() - start
