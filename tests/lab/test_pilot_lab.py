@@ -162,6 +162,19 @@ def lifecycle(playbook: str, removed: str = "") -> subprocess.CompletedProcess[s
     )
 
 
+def lifecycle_check(playbook: str, removed: str = "") -> subprocess.CompletedProcess[str]:
+    """A lifecycle playbook with --check --diff (the scenario's converge, with ansible-playbook's options)."""
+    return molecule(
+        "converge",
+        "-s",
+        "pilot",
+        "--",
+        "--check",
+        "--diff",
+        env={"GPUCLUSTER_LAB_PLAYBOOK": playbook, "GPUCLUSTER_LAB_REMOVED_NODES": removed},
+    )
+
+
 def cluster_tres(ctl: str) -> str:
     return docker_exec(ctl, "sacctmgr", "--noheader", "--parsable2", "show", "cluster", "format=TRES").strip()
 
@@ -174,6 +187,11 @@ def test_remove_node_waits_for_its_job_then_scale_brings_it_back(lab: Lab) -> No
     ctl = "pilot-ctl01"
     tres_before = cluster_tres(ctl)
     assert "node=2" in tres_before, tres_before
+    # --check --diff first: the gates and what would change; the node stays in the cluster, not drained.
+    checked = lifecycle_check("remove-node.yml", "pilot-gpu02")
+    assert checked.returncode == 0, failures(checked.stdout) + checked.stdout[-4000:]
+    nodes = docker_exec(ctl, "sinfo", "--noheader", "--Node", "--format=%N %T").split()
+    assert nodes[0::2] == ["pilot-gpu01", "pilot-gpu02"] and not any("drain" in state for state in nodes[1::2]), nodes
     small = ("sbatch", "--parsable", "--mem=100M", "--gres=gpu:h100:1")
     on_leaving = docker_exec(ctl, *small, "--nodelist=pilot-gpu02", "--wrap=sleep 30").strip()
     on_staying = docker_exec(ctl, *small, "--nodelist=pilot-gpu01", "--wrap=sleep 900").strip()
@@ -203,6 +221,9 @@ def test_remove_node_waits_for_its_job_then_scale_brings_it_back(lab: Lab) -> No
     assert refused.returncode != 0
     assert "cluster_removed_nodes: pilot-gpu09 is not in the inventory's compute group" in refused.stdout
 
+    checked = lifecycle_check("scale.yml")
+    assert checked.returncode == 0, failures(checked.stdout) + checked.stdout[-4000:]
+    assert set(docker_exec(ctl, "sinfo", "--noheader", "--Node", "--format=%N").split()) == {"pilot-gpu01"}
     start = time.monotonic()
     scaled = lifecycle("scale.yml")
     print(f"\npilot lab: scale.yml took {time.monotonic() - start:.0f} s (one node)")
