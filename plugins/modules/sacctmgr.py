@@ -62,6 +62,7 @@ commands:
   returned: always
 """
 
+import os
 from collections.abc import Sequence
 
 from ansible.module_utils.basic import AnsibleModule
@@ -86,6 +87,16 @@ def main() -> None:
         supports_check_mode=True,
     )
     binary = module.get_bin_path("sacctmgr", required=True)
+    # A check run does not write the Slurm configuration of a host it would set up (a new cluster's controller):
+    # sacctmgr cannot find slurmdbd from there, and the records it would create are not readable yet.
+    config = os.environ.get("SLURM_CONF", "/etc/slurm/slurm.conf")
+    if module.check_mode and not os.path.exists(config):
+        module.exit_json(
+            changed=True,
+            commands=[],
+            msg=f"check mode: no {config} on this host yet (the run writes it), so slurmdbd cannot be asked; "
+            f"the {module.params['entity']} {module.params['name']} would be created or updated",
+        )
 
     def run(args: Sequence[str]) -> str:
         rc, out, err = module.run_command([binary, *args])
