@@ -39,6 +39,20 @@ def _config_value(config: str, key: str) -> str:
     return match.group(1) if match else ""
 
 
+def _running_cluster(host: str, probes: Mapping[str, Any]) -> RunningCluster:
+    """What a controller where slurmctld runs reported, with what the inventory says of it."""
+    config = str((probes.get("configs") or {}).get(host) or "")
+    return RunningCluster(
+        host=host,
+        cluster_name=_config_value(config, "ClusterName"),
+        state_save_location=_config_value(config, "StateSaveLocation"),
+        max_job_id=int(_config_value(config, "MaxJobId") or 0),
+        pacemaker="is running on" in str((probes.get("pacemaker") or {}).get(host) or ""),
+        inventory_manager=str((probes.get("managers") or {}).get(host) or "systemd"),
+        inventory_state_save_location=str((probes.get("state_save") or {}).get(host) or ""),
+    )
+
+
 def phase_federation_move(probes: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     """probes: federation (cluster_federation), cluster_name (its default name), systemd (controller ->
     `systemctl is-active slurmctld`), pacemaker (controller -> `crm_resource --locate`), configs (controller
@@ -56,18 +70,8 @@ def phase_federation_move(probes: Mapping[str, Any], groups: Mapping[str, Sequen
         }
     controllers = set(groups.get("controllers", ()))
     pods = {pod.name: [host for host in groups.get(pod.group, ()) if host in controllers] for pod in federation.pods}
-    pacemaker = probes.get("pacemaker") or {}
-    configs = probes.get("configs") or {}
     running = [
-        RunningCluster(
-            host=host,
-            cluster_name=_config_value(str(configs.get(host) or ""), "ClusterName"),
-            state_save_location=_config_value(str(configs.get(host) or ""), "StateSaveLocation"),
-            max_job_id=int(_config_value(str(configs.get(host) or ""), "MaxJobId") or 0),
-            pacemaker="is running on" in str(pacemaker.get(host) or ""),
-            inventory_manager=str((probes.get("managers") or {}).get(host) or "systemd"),
-            inventory_state_save_location=str((probes.get("state_save") or {}).get(host) or ""),
-        )
+        _running_cluster(host, probes)
         for host, state in sorted((probes.get("systemd") or {}).items())
         if str(state).strip() == "active"
     ]
