@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -119,6 +121,46 @@ def build_lab(scenario: str, suite: str, volumes: Sequence[str]) -> tuple[str, f
     seconds = time.monotonic() - start
     assert converge.returncode == 0, failures(converge.stdout) + converge.stdout[-3000:] + converge.stderr[-3000:]
     return converge.stdout + converge.stderr, seconds
+
+
+def build_earlier_phase(
+    scenario: str, suite: str, volumes: Sequence[str], inventory: Path, env: dict[str, str] | None = None
+) -> float:
+    """A scenario's containers from bare images (bring_up), then its earlier phase built on some of them by
+    playbooks/pilot.yml with that phase's static ``inventory``. Returns the converge's seconds."""
+    bring_up(scenario, suite, volumes, env)
+    start = time.monotonic()
+    result = ansible_playbook(inventory, "pilot.yml", "--skip-tags", "monitoring,user_env", suite=suite, env=env)
+    assert result.returncode == 0, failures(result.stdout) + result.stdout[-3000:] + result.stderr[-3000:]
+    return time.monotonic() - start
+
+
+@dataclass
+class Outage:
+    """Samples whether a client command (``probe``, e.g. squeue in a container) gets an answer from slurmctld
+    every 2 s while a lifecycle playbook runs (``run`` in a thread until ``stop`` is set)."""
+
+    probe: Sequence[str]
+    failed: list[float] = field(default_factory=list)
+    samples: int = 0
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            answer = subprocess.run(list(self.probe), capture_output=True, check=False)
+            self.samples += 1
+            if answer.returncode != 0:
+                self.failed.append(time.monotonic())
+            time.sleep(2)
+
+    def longest(self) -> float:
+        """Longest run of failed samples, in seconds (first to last failure of a run)."""
+        longest, start, last = 0.0, None, None
+        for moment in self.failed:
+            if last is None or moment - last > 10:
+                start = moment
+            longest, last = max(longest, moment - start), moment  # type: ignore[operator]
+        return longest
 
 
 def destroy_lab(scenario: str, suite: str, volumes: Sequence[str], env: dict[str, str] | None = None) -> None:

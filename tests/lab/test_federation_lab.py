@@ -126,35 +126,10 @@ def phase2_with_jobs() -> tuple[list[str], str, list[str]]:
     return accounting, running, pod1_queue()
 
 
-@dataclass
-class Outage:
-    """Samples whether pod1's slurmctld answers a client while the move runs."""
-
-    failed: int = 0
-    samples: int = 0
-    stop: threading.Event = field(default_factory=threading.Event)
-
-    def run(self) -> None:
-        while not self.stop.is_set():
-            probe = subprocess.run(
-                ["docker", "exec", LOGIN, "timeout", "5", "squeue", "-M", "pod1", "-h"],
-                capture_output=True,
-                check=False,
-            )
-            self.samples += 1
-            self.failed += probe.returncode != 0
-            time.sleep(2)
-
-
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Lab]:
-    molecule_run.bring_up("federation", SUITE, VOLUMES, ENV)
-    start = time.monotonic()
-    phase2 = molecule_run.ansible_playbook(
-        PHASE2_INVENTORY, "pilot.yml", "--skip-tags", "monitoring,user_env", suite=SUITE, env=ENV
-    )
-    assert phase2.returncode == 0, failures(phase2.stdout) + phase2.stdout[-3000:] + phase2.stderr[-3000:]
-    print(f"\nfederation lab: the cluster pod1 on its own (2 hosts) converged in {time.monotonic() - start:.0f} s")
+    seconds = molecule_run.build_earlier_phase("federation", SUITE, VOLUMES, PHASE2_INVENTORY, ENV)
+    print(f"\nfederation lab: the cluster pod1 on its own (2 hosts) converged in {seconds:.0f} s")
     accounting, running_job, queued = phase2_with_jobs()
     started = slurmctld_started()
     check = molecule("converge", "-s", "federation", "--", "--check", "--diff", env=UPGRADE)
@@ -163,7 +138,7 @@ def lab() -> Iterator[Lab]:
         sh("fed-p2", "systemctl is-active slurmctld", check=False),
     )
     refusal = molecule("converge", "-s", "federation", "--", "-e", json.dumps(MISNAMED), env=UPGRADE)
-    outage = Outage()
+    outage = molecule_run.Outage(["docker", "exec", LOGIN, "timeout", "5", "squeue", "-M", "pod1", "-h"])
     prober = threading.Thread(target=outage.run, daemon=True)
     prober.start()
     start = time.monotonic()
@@ -174,7 +149,7 @@ def lab() -> Iterator[Lab]:
     assert upgrade.returncode == 0, failures(upgrade.stdout) + upgrade.stdout[-3000:] + upgrade.stderr[-3000:]
     print(
         f"\nfederation lab: upgrade-federation.yml took {seconds:.0f} s with {len(queued)} jobs queued or running; "
-        f"squeue -M pod1 went unanswered in {outage.failed} of {outage.samples} samples (2 s apart)"
+        f"squeue -M pod1 went unanswered in {len(outage.failed)} of {outage.samples} samples (2 s apart)"
     )
     yield Lab(upgrade.stdout + upgrade.stderr, check, after_check, refusal, accounting, running_job, queued, started)
     molecule_run.destroy_lab("federation", SUITE, VOLUMES, ENV)

@@ -104,32 +104,9 @@ def queue(host: str = COMPUTE) -> list[str]:
     return sh(host, "squeue -h -a -r -o %i").split()
 
 
-@dataclass
-class Outage:
-    """Samples whether a client command gets an answer from slurmctld while the phase upgrade runs."""
-
-    failed: list[float] = field(default_factory=list)
-    samples: int = 0
-    stop: threading.Event = field(default_factory=threading.Event)
-
-    def run(self) -> None:
-        while not self.stop.is_set():
-            probe = subprocess.run(
-                ["docker", "exec", COMPUTE, "timeout", "5", "squeue", "-h"], capture_output=True, check=False
-            )
-            self.samples += 1
-            if probe.returncode != 0:
-                self.failed.append(time.monotonic())
-            time.sleep(2)
-
-    def longest(self) -> float:
-        """Longest run of failed samples, in seconds (first to last failure of a run)."""
-        longest, start, last = 0.0, None, None
-        for moment in self.failed:
-            if last is None or moment - last > 10:
-                start = moment
-            longest, last = max(longest, moment - start), moment  # type: ignore[operator]
-        return longest
+def outage() -> molecule_run.Outage:
+    """squeue from the compute node, sampled while a playbook runs."""
+    return molecule_run.Outage(["docker", "exec", COMPUTE, "timeout", "5", "squeue", "-h"])
 
 
 def pilot_with_jobs() -> tuple[list[str], str, list[str]]:
@@ -147,16 +124,11 @@ def pilot_with_jobs() -> tuple[list[str], str, list[str]]:
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Lab]:
-    molecule_run.bring_up("production", SUITE, VOLUMES, ENV)
-    start = time.monotonic()
-    pilot = molecule_run.ansible_playbook(
-        PILOT_INVENTORY, "pilot.yml", "--skip-tags", "monitoring,user_env", suite=SUITE, env=ENV
-    )
-    assert pilot.returncode == 0, failures(pilot.stdout) + pilot.stdout[-3000:] + pilot.stderr[-3000:]
-    report(f"production lab: the phase-1 pilot (4 hosts) converged in {time.monotonic() - start:.0f} s")
+    seconds = molecule_run.build_earlier_phase("production", SUITE, VOLUMES, PILOT_INVENTORY, ENV)
+    report(f"production lab: the phase-1 pilot (4 hosts) converged in {seconds:.0f} s")
     accounting, running_job, queued = pilot_with_jobs()
-    outage = Outage()
-    prober = threading.Thread(target=outage.run, daemon=True)
+    samples = outage()
+    prober = threading.Thread(target=samples.run, daemon=True)
     prober.start()
     start = time.monotonic()
     upgrade = molecule(
@@ -166,13 +138,13 @@ def lab() -> Iterator[Lab]:
         env={"GPUCLUSTER_LAB_SIDE_EFFECT": "upgrade-production.yml", "ANSIBLE_VERBOSITY": "3"},
     )
     seconds = time.monotonic() - start
-    outage.stop.set()
+    samples.stop.set()
     prober.join()
     assert upgrade.returncode == 0, failures(upgrade.stdout) + upgrade.stdout[-3000:] + upgrade.stderr[-3000:]
     report(
         f"production lab: upgrade-production.yml took {seconds:.0f} s with {len(queued)} jobs queued or running; "
-        f"squeue went unanswered in {len(outage.failed)} of {outage.samples} samples (2 s apart), "
-        f"longest outage {outage.longest():.0f} s"
+        f"squeue went unanswered in {len(samples.failed)} of {samples.samples} samples (2 s apart), "
+        f"longest outage {samples.longest():.0f} s"
     )
     yield Lab(upgrade.stdout + upgrade.stderr, seconds, accounting, running_job, queued)
     molecule_run.destroy_lab("production", SUITE, VOLUMES, ENV)
@@ -504,18 +476,19 @@ def test_rolling_slurm_upgrade_of_the_pacemaker_pair(lab: Lab) -> None:
         "GPUCLUSTER_LAB_UPGRADE_REPOSITORY": "deb http://deb.debian.org/debian sid main",
         "GPUCLUSTER_LAB_UPGRADE_APT_RELEASE": "sid",
     }
-    outage = Outage()
-    prober = threading.Thread(target=outage.run, daemon=True)
+    samples = outage()
+    prober = threading.Thread(target=samples.run, daemon=True)
     prober.start()
     start = time.monotonic()
     result = molecule("side-effect", "-s", "production", env=env)
     seconds = time.monotonic() - start
-    outage.stop.set()
+    samples.stop.set()
     prober.join()
     assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
     report(
         f"production lab: upgrade-slurm.yml 24.11 -> 26.05 (Pacemaker pair, Galera) took {seconds:.0f} s; squeue "
-        f"went unanswered in {len(outage.failed)} of {outage.samples} samples, longest outage {outage.longest():.0f} s"
+        f"went unanswered in {len(samples.failed)} of {samples.samples} samples, "
+        f"longest outage {samples.longest():.0f} s"
     )
     for host in SLURM_HOSTS:
         packages = sh(host, "dpkg-query --show --showformat='${Package}=${Version}\\n' 'slurm*' | grep -v '=$'")
