@@ -226,6 +226,17 @@ def test_production_inventory_without_fencing_is_refused_before_any_host(lab: La
     assert not any(host in recap(result.stdout) for host in HOSTS), "a managed host ran a task"
 
 
+def test_a_new_name_for_the_running_galera_cluster_is_refused(lab: Lab) -> None:
+    """cluster_name changed (as on the move to a federation): galera_cluster_name's default follows it, and a
+    node does not rejoin its cluster under another name, so the galera role refuses before it writes anything."""
+    result = molecule("converge", "-s", "production", "--", "--tags", "galera", "-e", "cluster_name=renamed")
+    assert result.returncode != 0
+    refusal = "run the Galera cluster 'prod-accounting' and the inventory makes it 'renamed-accounting'"
+    assert refusal in " ".join(result.stdout.split()), failures(result.stdout) + result.stdout[-3000:]
+    counters = recap(result.stdout)
+    assert all(counters[host]["changed"] == 0 for host in counters), changed_tasks(result.stdout)
+
+
 def submit(command: str) -> str:
     return sh(COMPUTE, f"sbatch --parsable --job-name=drill --wrap '{command}'").split(";")[0]
 
