@@ -1,15 +1,19 @@
-"""The federation lab (molecule/federation): two pods, Slurm clusters pod1 and pod2, joined in the federation
-"fed" on one slurmdbd, built the way a site grows: the cluster pod1 on its own (molecule/federation/phase2,
-playbooks/pilot.yml) runs jobs, then playbooks/upgrade-federation.yml makes it the first pod of the federation
-and adds pod2; then exercised through the real daemons from the login node (fed-db01, pod1's):
+"""The federation lab (molecule/federation): two pods, Slurm clusters pod1 and pod2, each a controller pair
+under Pacemaker, joined in the federation "fed" on one slurmdbd, built the way a site grows: the production
+cluster pod1 on its own (molecule/federation/phase2, playbooks/pilot.yml) runs jobs, then
+playbooks/upgrade-federation.yml makes it the first pod of the federation and adds pod2; then exercised through
+the real daemons from the login node (fed-db01, pod1's):
 
 - the move: a name that is not the running cluster's is refused before any host changes; the jobs queued and
   running before it complete after it, the accounting rows of before are unchanged, pod1's slurmctld is
-  never restarted, a second run changes nothing;
+  neither restarted nor moved, its Corosync configuration is untouched, a second run changes nothing;
 - the federation as slurmdbd and both controllers see it;
 - a federated job goes to the pod with free resources, and its sibling on the full pod is revoked;
 - squeue --federation and sacct show the jobs of both pods from the one database;
-- with pod2's controller down, pod1 goes on taking and running jobs, federated ones included.
+- with pod2's control plane down (Pacemaker stops its slurmctld), pod1 goes on taking and running jobs,
+  federated ones included;
+- pod2's pair fails over (Pacemaker stopped on the controller in charge): pod1 sees pod2 active again at the
+  peer's address and a job sent to pod2 runs.
 """
 
 from __future__ import annotations
@@ -28,8 +32,10 @@ from tests.lab import molecule_run
 from tests.lab.molecule_run import changed_tasks, failures, recap
 
 LOGIN = "fed-db01"
+# each pod's first controller, which also runs slurmd; its pair
 PODS = {"pod1": "fed-p1", "pod2": "fed-p2"}
-HOSTS = (LOGIN, *PODS.values())
+PAIRS = {"pod1": ("fed-p1", "fed-p1b"), "pod2": ("fed-p2", "fed-p2b")}
+HOSTS = (LOGIN, *PAIRS["pod1"], *PAIRS["pod2"])
 SUITE = "trixie"
 
 pytestmark = pytest.mark.lab
@@ -75,17 +81,18 @@ class Lab:
     upgrade_log: str
     # the check run (--check --diff) before the move, and the refused run (the running pod under another name)
     check: subprocess.CompletedProcess[str]
-    after_check: tuple[str, str]  # the federations in slurmdbd, pod2's slurmctld (systemctl is-active)
+    after_check: tuple[str, list[str]]  # the federations in slurmdbd, pod2's slurmctld (systemctl is-active)
     refusal: subprocess.CompletedProcess[str]
     # before the move: sacct rows of pod1's jobs done (JobID|JobName|State|ExitCode|Submit|Start|End), the job
-    # running, the queue (running and pending) and when systemd started slurmctld
+    # running, the queue (running and pending), where and when systemd started slurmctld, corosync.conf
     accounting_before: list[str] = field(default_factory=list)
     running_job: str = ""
     queue_before: list[str] = field(default_factory=list)
-    slurmctld_started: str = ""
+    slurmctld_started: tuple[str, str] = ("", "")
+    corosync: str = ""
 
 
-VOLUMES = ("gpucluster-fed-home",)
+VOLUMES = ("gpucluster-fed-home", "gpucluster-fed-state1", "gpucluster-fed-state2")
 # One ephemeral directory for Molecule and the phase-2 run: the lab's generated passwords live there.
 ENV = {"MOLECULE_EPHEMERAL_DIRECTORY": str(molecule_run.ROOT / "build" / "lab" / "federation-ephemeral")}
 PHASE2_INVENTORY = molecule_run.ROOT / "molecule" / "federation" / "phase2" / "hosts.yml"
@@ -106,10 +113,13 @@ def pod1_states(ids: list[str]) -> dict[str, str]:
     return dict(line.split("|", 1) for line in out.splitlines() if "|" in line)
 
 
-def slurmctld_started() -> str:
-    """When systemd last started pod1's slurmctld: a restart moves it, `scontrol reconfigure` does not (from 23.11
-    it execs a new slurmctld process inside the running unit)."""
-    return sh(PODS["pod1"], "systemctl show -p ActiveEnterTimestampMonotonic --value slurmctld")
+def slurmctld_started() -> tuple[str, str]:
+    """Where Pacemaker runs pod1's slurmctld and when systemd last started it there: a restart moves the time,
+    `scontrol reconfigure` does not (from 23.11 it execs a new slurmctld process inside the running unit)."""
+    for host in PAIRS["pod1"]:
+        if sh(host, "systemctl is-active slurmctld", check=False) == "active":
+            return host, sh(host, "systemctl show -p ActiveEnterTimestampMonotonic --value slurmctld")
+    return "", ""
 
 
 def phase2_with_jobs() -> tuple[list[str], str, list[str]]:
@@ -132,10 +142,11 @@ def lab() -> Iterator[Lab]:
     print(f"\nfederation lab: the cluster pod1 on its own (2 hosts) converged in {seconds:.0f} s")
     accounting, running_job, queued = phase2_with_jobs()
     started = slurmctld_started()
+    corosync = sh(PODS["pod1"], "cat /etc/corosync/corosync.conf")
     check = molecule("converge", "-s", "federation", "--", "--check", "--diff", env=UPGRADE)
     after_check = (
         sh(LOGIN, "sacctmgr -n -P show federation"),
-        sh("fed-p2", "systemctl is-active slurmctld", check=False),
+        [sh(host, "systemctl is-active slurmctld", check=False) for host in PAIRS["pod2"]],
     )
     refusal = molecule("converge", "-s", "federation", "--", "-e", json.dumps(MISNAMED), env=UPGRADE)
     outage = molecule_run.Outage(["docker", "exec", LOGIN, "timeout", "5", "squeue", "-M", "pod1", "-h"])
@@ -151,7 +162,9 @@ def lab() -> Iterator[Lab]:
         f"\nfederation lab: upgrade-federation.yml took {seconds:.0f} s with {len(queued)} jobs queued or running; "
         f"squeue -M pod1 went unanswered in {len(outage.failed)} of {outage.samples} samples (2 s apart)"
     )
-    yield Lab(upgrade.stdout + upgrade.stderr, check, after_check, refusal, accounting, running_job, queued, started)
+    yield Lab(
+        upgrade.stdout + upgrade.stderr, check, after_check, refusal, accounting, running_job, queued, started, corosync
+    )
     molecule_run.destroy_lab("federation", SUITE, VOLUMES, ENV)
 
 
@@ -163,15 +176,16 @@ def test_check_mode_before_the_move_changes_nothing(lab: Lab) -> None:
     assert "new: pod2" in " ".join(result.stdout.split())
     assert recap(result.stdout)["fed-p2"]["changed"] > 0, "the check run reported nothing to do on the new pod"
     federations, pod2_slurmctld = lab.after_check
-    assert federations == "" and pod2_slurmctld != "active", lab.after_check
+    assert federations == "" and "active" not in pod2_slurmctld, lab.after_check
 
 
 def test_a_pod_not_named_after_the_running_cluster_is_refused_before_any_host(lab: Lab) -> None:
     result = lab.refusal
     assert result.returncode != 0
-    assert "fed-p1 runs the cluster 'pod1' (its ClusterName), which the inventory makes the pod 'alpha'" in " ".join(
-        result.stdout.split()
-    ), failures(result.stdout) + result.stdout[-3000:]
+    message = "runs the cluster 'pod1' (its ClusterName), which the inventory makes the pod 'alpha'"
+    assert f"{lab.slurmctld_started[0]} {message}" in " ".join(result.stdout.split()), (
+        failures(result.stdout) + result.stdout[-3000:]
+    )
     counters = recap(result.stdout)
     assert all(counters[host]["changed"] == 0 for host in counters), changed_tasks(result.stdout)
     assert "fed-db01" not in counters, "a host outside the gates ran a task"
@@ -182,7 +196,9 @@ def test_move_to_the_federation_kept_every_job_and_accounting_row(lab: Lab) -> N
     assert pod1_states([running_job]).get(running_job) == "RUNNING", "pod1's long job did not live through"
     assert len(lab.accounting_before) == 3 and running_job in lab.queue_before and len(lab.queue_before) == 5
     assert all(job in pod1_queue() for job in lab.queue_before), (lab.queue_before, pod1_queue())
-    assert slurmctld_started() == lab.slurmctld_started, "pod1's slurmctld was restarted"
+    assert lab.slurmctld_started[0], "Pacemaker ran pod1's slurmctld nowhere before the move"
+    assert slurmctld_started() == lab.slurmctld_started, "pod1's slurmctld was restarted or moved"
+    assert sh(PODS["pod1"], "cat /etc/corosync/corosync.conf") == lab.corosync, "pod1's corosync.conf changed"
     sh(LOGIN, f"touch {GO}")
     try:
         wait_for("the jobs of before the move to complete", lambda: not pod1_queue(), 240, every=2)
@@ -201,7 +217,7 @@ def test_move_to_the_federation_kept_every_job_and_accounting_row(lab: Lab) -> N
     assert set(states.values()) == {"COMPLETED"} and len(states) == len(lab.queue_before), states
     for host, backup in (
         ("fed-db01", "slurm_acct_db-before-federation.sql.gz"),
-        ("fed-p1", "slurmctld-state-before-federation.tar.gz"),
+        (lab.slurmctld_started[0], "slurmctld-state-before-federation.tar.gz"),
     ):
         assert sh(host, f"stat -c '%a %U' /var/backups/gpucluster/{backup}") == "600 root"
 
@@ -276,8 +292,13 @@ def test_both_pods_jobs_are_seen_from_the_one_database(lab: Lab) -> None:
         sh(LOGIN, f"scancel -M all {job}", check=False)
 
 
+# pod2's control plane down: Pacemaker told to stop its slurmctld (on either controller of the pair).
+POD2_DOWN = "crm_resource --resource slurmctld --meta --set-parameter target-role --parameter-value Stopped"
+POD2_UP = "crm_resource --resource slurmctld --meta --delete-parameter target-role"
+
+
 def test_pod1_keeps_working_while_pod2s_controller_is_down(lab: Lab) -> None:
-    sh(PODS["pod2"], "systemctl stop slurmctld")
+    sh(PODS["pod2"], POD2_DOWN)
     try:
         wait_for(
             "pod2's controller to stop answering",
@@ -296,8 +317,38 @@ def test_pod1_keeps_working_while_pod2s_controller_is_down(lab: Lab) -> None:
         direct = as_alice("sbatch -M pod1 --parsable -N1 -t 5 --wrap 'true'").split(";")[0]
         wait_for("a pod1 job to complete", lambda: any(r["state"] == "COMPLETED" for r in job_rows(direct)))
     finally:
-        sh(PODS["pod2"], "systemctl start slurmctld")
+        sh(PODS["pod2"], POD2_UP)
     wait_for("pod2 back in the federation", lambda: "UP" in sh(LOGIN, "scontrol -M pod2 ping", check=False), timeout=60)
+
+
+def test_pod2_fails_over_within_the_federation(lab: Lab) -> None:
+    """Pacemaker stopped on the controller running pod2's slurmctld: its peer takes slurmctld, registers in
+    slurmdbd, and pod1 sees pod2 ACTIVE again at the peer's address; a job sent to pod2 runs there."""
+    active = next(h for h in PAIRS["pod2"] if sh(h, "systemctl is-active slurmctld", check=False) == "active")
+    peer = next(h for h in PAIRS["pod2"] if h != active)
+    address = sh(LOGIN, f"getent hosts {peer}").split()[0]
+    sh(active, "systemctl stop pacemaker")
+    try:
+        wait_for(
+            f"{peer} to run pod2's slurmctld",
+            lambda: sh(peer, "systemctl is-active slurmctld", check=False) == "active",
+            timeout=120,
+        )
+        sibling = rf"Sibling:\s+pod2:{re.escape(address)}:\d+\s+ID:\d+\s+FedState:ACTIVE"
+        assert wait_for(
+            "pod1 to see pod2 active at its new controller",
+            lambda: re.search(sibling, sh(PODS["pod1"], "scontrol show federation", check=False)),
+            timeout=120,
+            every=2,
+        )
+        job = as_alice("sbatch -M pod2 --parsable -N1 -t 5 --wrap 'hostname'").split(";")[0]
+        wait_for(
+            "a job sent to pod2 to complete",
+            lambda: any(r["cluster"] == "pod2" and r["state"] == "COMPLETED" for r in job_rows(job)),
+            timeout=120,
+        )
+    finally:
+        sh(active, "systemctl start pacemaker")
 
 
 def slurm_packages(host: str) -> list[str]:
