@@ -139,7 +139,7 @@ def phase2_with_jobs() -> tuple[list[str], str, list[str]]:
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Lab]:
     seconds = molecule_run.build_earlier_phase("federation", SUITE, VOLUMES, PHASE2_INVENTORY, ENV)
-    print(f"\nfederation lab: the cluster pod1 on its own (2 hosts) converged in {seconds:.0f} s")
+    print(f"\nfederation lab: the production cluster pod1 on its own (3 hosts) converged in {seconds:.0f} s")
     accounting, running_job, queued = phase2_with_jobs()
     started = slurmctld_started()
     corosync = sh(PODS["pod1"], "cat /etc/corosync/corosync.conf")
