@@ -318,12 +318,24 @@ def test_pod1_keeps_working_while_pod2s_controller_is_down(lab: Lab) -> None:
         wait_for("a pod1 job to complete", lambda: any(r["state"] == "COMPLETED" for r in job_rows(direct)))
     finally:
         sh(PODS["pod2"], POD2_UP)
-    wait_for("pod2 back in the federation", lambda: "UP" in sh(LOGIN, "scontrol -M pod2 ping", check=False), timeout=60)
+    pod2_serves()
+
+
+def pod2_serves() -> None:
+    """pod2's controller answers (`scontrol ping` on pod2's own configuration) and its node is idle again."""
+    wait_for("pod2's controller to answer", lambda: "UP" in sh(PODS["pod2"], "scontrol ping", check=False), 120, 2)
+    node = "sinfo -M pod2 -h -N -o %t"
+    wait_for("pod2's node to be idle", lambda: sh(LOGIN, node, check=False).endswith("idle"), 120, 2)
+
+
+def pod2_report() -> str:
+    return sh(LOGIN, "sinfo -M pod2 -N -l; squeue -M pod2 -a -l; sacct -M pod2 -a -X -S now-1hour", check=False)
 
 
 def test_pod2_fails_over_within_the_federation(lab: Lab) -> None:
     """Pacemaker stopped on the controller running pod2's slurmctld: its peer takes slurmctld, registers in
     slurmdbd, and pod1 sees pod2 ACTIVE again at the peer's address; a job sent to pod2 runs there."""
+    pod2_serves()
     active = next(h for h in PAIRS["pod2"] if sh(h, "systemctl is-active slurmctld", check=False) == "active")
     peer = next(h for h in PAIRS["pod2"] if h != active)
     address = sh(LOGIN, f"getent hosts {peer}").split()[0]
@@ -342,11 +354,15 @@ def test_pod2_fails_over_within_the_federation(lab: Lab) -> None:
             every=2,
         )
         job = as_alice("sbatch -M pod2 --parsable -N1 -t 5 --wrap 'hostname'").split(";")[0]
-        wait_for(
-            "a job sent to pod2 to complete",
-            lambda: any(r["cluster"] == "pod2" and r["state"] == "COMPLETED" for r in job_rows(job)),
-            timeout=120,
-        )
+        try:
+            wait_for(
+                "a job sent to pod2 to complete",
+                lambda: any(r["cluster"] == "pod2" and r["state"] == "COMPLETED" for r in job_rows(job)),
+                timeout=120,
+            )
+        except AssertionError:
+            print(pod2_report())
+            raise
     finally:
         sh(active, "systemctl start pacemaker")
 
