@@ -113,13 +113,16 @@ def pod1_states(ids: list[str]) -> dict[str, str]:
     return dict(line.split("|", 1) for line in out.splitlines() if "|" in line)
 
 
+def in_charge(pod: str) -> str:
+    """The controller of the pod's pair where Pacemaker runs slurmctld ("" where it runs nowhere)."""
+    return next((h for h in PAIRS[pod] if sh(h, "systemctl is-active slurmctld", check=False) == "active"), "")
+
+
 def slurmctld_started() -> tuple[str, str]:
     """Where Pacemaker runs pod1's slurmctld and when systemd last started it there: a restart moves the time,
     `scontrol reconfigure` does not (from 23.11 it execs a new slurmctld process inside the running unit)."""
-    for host in PAIRS["pod1"]:
-        if sh(host, "systemctl is-active slurmctld", check=False) == "active":
-            return host, sh(host, "systemctl show -p ActiveEnterTimestampMonotonic --value slurmctld")
-    return "", ""
+    host = in_charge("pod1")
+    return (host, sh(host, "systemctl show -p ActiveEnterTimestampMonotonic --value slurmctld")) if host else ("", "")
 
 
 def phase2_with_jobs() -> tuple[list[str], str, list[str]]:
@@ -336,7 +339,8 @@ def test_pod2_fails_over_within_the_federation(lab: Lab) -> None:
     """Pacemaker stopped on the controller running pod2's slurmctld: its peer takes slurmctld, registers in
     slurmdbd, and pod1 sees pod2 ACTIVE again at the peer's address; a job sent to pod2 runs there."""
     pod2_serves()
-    active = next(h for h in PAIRS["pod2"] if sh(h, "systemctl is-active slurmctld", check=False) == "active")
+    active = in_charge("pod2")
+    assert active, "Pacemaker runs pod2's slurmctld nowhere"
     peer = next(h for h in PAIRS["pod2"] if h != active)
     address = sh(LOGIN, f"getent hosts {peer}").split()[0]
     sh(active, "systemctl stop pacemaker")
