@@ -151,6 +151,28 @@ def test_an_upgrade_slurm_does_not_support_is_refused_before_any_change(lab: Lab
     assert {host: slurm_packages(host) for host in HOSTS} == before
 
 
+def test_upgrade_slurm_limited_to_a_compute_node_is_refused_before_any_change(lab: Lab) -> None:
+    """slurmd must not run a newer release than slurmctld and slurmdbd: a --limit that leaves their hosts out
+    stops at the first gate, naming them."""
+    before = {host: slurm_packages(host) for host in HOSTS}
+    result = molecule(
+        "converge",
+        "-s",
+        "pilot",
+        "--",
+        "--limit",
+        "pilot-gpu01",
+        env={"GPUCLUSTER_LAB_PLAYBOOK": "upgrade-slurm.yml", "GPUCLUSTER_LAB_RELEASE": "26.05"},
+    )
+    assert result.returncode != 0
+    expected = "it leaves out pilot-dbd01, pilot-ctl01. Run it with --limit 'dbd:controllers:<the hosts you meant>'"
+    assert expected in " ".join(result.stdout.split()), failures(result.stdout)
+    counters = recap(result.stdout)
+    assert set(counters) <= {"localhost", "pilot-gpu01"}, counters
+    assert all(host["changed"] == 0 for host in counters.values()), changed_tasks(result.stdout)
+    assert {host: slurm_packages(host) for host in HOSTS} == before
+
+
 def lifecycle(playbook: str, removed: str = "") -> subprocess.CompletedProcess[str]:
     """A lifecycle playbook as the scenario's side effect (remove-node.yml: ``removed`` is its
     cluster_removed_nodes)."""
