@@ -122,14 +122,19 @@ def test_secret_files_are_private_and_the_key_is_the_same_everywhere(lab: Lab) -
 
 def test_bad_inventory_stops_before_any_host_is_changed(lab: Lab) -> None:
     before = docker_exec("pilot-ctl01", "sha256sum", "/etc/slurm/slurm.conf")
-    result = molecule(
-        "converge", "-s", "pilot", "--", "-e", '{"cluster_partitions": [{"name": "gpu", "node_types": ["a100"]}]}'
-    )
+    bad_partitions = '{"cluster_partitions": [{"name": "gpu", "node_types": ["a100"]}]}'
+    result = molecule("converge", "-s", "pilot", "--", "-e", bad_partitions)
     assert result.returncode != 0
     assert "node type 'a100' is not declared in cluster_node_types" in result.stdout
     assert "compute hosts pilot-gpu[01-02] are in no partition" in result.stdout
     assert not any(host in recap(result.stdout) for host in HOSTS), "a managed host ran a task"
     assert docker_exec("pilot-ctl01", "sha256sum", "/etc/slurm/slurm.conf") == before
+    # --limit leaves the controller (localhost) out of the run: the validation runs all the same.
+    result = molecule("converge", "-s", "pilot", "--", "--limit", "pilot-gpu02", "-e", bad_partitions)
+    assert result.returncode != 0
+    assert "node type 'a100' is not declared in cluster_node_types" in result.stdout, failures(result.stdout)
+    counters = recap(result.stdout)
+    assert set(counters) == {"pilot-gpu02"} and counters["pilot-gpu02"]["changed"] == 0, changed_tasks(result.stdout)
     result = molecule(
         "converge", "-s", "pilot", "--", "-e", '{"monitoring_alertmanager_route": {"receiver": "nobody"}}'
     )
