@@ -25,17 +25,23 @@ VAULT = {
 }
 
 
-def validate(inventory: Path) -> subprocess.CompletedProcess[str]:
+def playbook(inventory: Path, name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """ansible-playbook on the Ansible controller with the stand-in Vault values (the sample inventories'
+    hosts do not exist: a task that contacted one would report it unreachable)."""
     env = {
         **os.environ,
         "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
         "ANSIBLE_NOCOLOR": "1",
         "ANSIBLE_CACHE_PLUGIN": "memory",
     }
-    command = [str(ROOT / ".venv" / "bin" / "ansible-playbook"), "-i", str(inventory), "playbooks/validate.yml"]
+    command = [str(ROOT / ".venv" / "bin" / "ansible-playbook"), "-i", str(inventory), f"playbooks/{name}", *args]
     for key, value in VAULT.items():
         command += ["-e", f"{key}={value}"]
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+
+
+def validate(inventory: Path) -> subprocess.CompletedProcess[str]:
+    return playbook(inventory, "validate.yml")
 
 
 def broken(tmp_path: Path, name: str, value: object, site: str = "production", group: str = "all") -> Path:
@@ -85,21 +91,7 @@ def test_sample_federation_inventory_passes_and_each_pods_vip_is_checked(tmp_pat
 def test_phase_upgrade_refuses_an_inventory_that_is_not_production_before_any_host(tmp_path: Path) -> None:
     """upgrade-production.yml with the pilot's own inventory (the production one not written yet): refused by
     its first gate, which contacts no host (the sample hosts do not exist)."""
-    env = {
-        **os.environ,
-        "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-        "ANSIBLE_NOCOLOR": "1",
-        "ANSIBLE_CACHE_PLUGIN": "memory",
-    }
-    command = [
-        str(ROOT / ".venv" / "bin" / "ansible-playbook"),
-        "-i",
-        str(ROOT / "inventories" / "pilot"),
-        "playbooks/upgrade-production.yml",
-        "-e",
-        "accounting_db_password=db-secret-0123456789",
-    ]
-    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    result = playbook(ROOT / "inventories" / "pilot", "upgrade-production.yml")
     out = " ".join(result.stdout.split())
     assert result.returncode != 0
     assert "the inventory must describe production: a controller pair (found 1 controllers)" in out, out[-3000:]
@@ -119,18 +111,42 @@ def test_pods_run_by_different_managers_are_refused(tmp_path: Path) -> None:
 def test_federation_move_refuses_an_inventory_without_a_federation_before_any_host() -> None:
     """upgrade-federation.yml with the production inventory (the federation not written yet): refused by its
     first gate, which contacts no host (the sample hosts do not exist)."""
-    env = {
-        **os.environ,
-        "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
-        "ANSIBLE_NOCOLOR": "1",
-        "ANSIBLE_CACHE_PLUGIN": "memory",
-    }
-    command = [str(ROOT / ".venv" / "bin" / "ansible-playbook"), "-i", str(ROOT / "inventories" / "production")]
-    command += ["playbooks/upgrade-federation.yml"]
-    for key, value in VAULT.items():
-        command += ["-e", f"{key}={value}"]
-    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    result = playbook(ROOT / "inventories" / "production", "upgrade-federation.yml")
     out = " ".join(result.stdout.split())
     assert result.returncode != 0
     assert "the inventory must describe the federation: cluster_federation with its pods" in out, out[-3000:]
+    assert "unreachable=1" not in out and "UNREACHABLE" not in out
+
+
+@pytest.mark.parametrize(
+    ("name", "left_out", "advice"),
+    [
+        ("upgrade-slurm.yml", "pilot-ctl01,pilot-dbd01", "--limit 'dbd:controllers:<the hosts you meant>'"),
+        ("scale.yml", "pilot-ctl01", "--limit 'controllers:<the hosts you meant>'"),
+        ("remove-node.yml", "pilot-ctl01,pilot-gpu16", "--limit 'controllers:pilot-gpu16:<the hosts you meant>'"),
+        ("upgrade-production.yml", "pilot-ctl01,pilot-dbd01,pilot-gpu[02-16]", "without --limit"),
+    ],
+)
+def test_lifecycle_playbook_limited_past_the_hosts_it_needs_is_refused_before_any_host(
+    name: str, left_out: str, advice: str
+) -> None:
+    """A lifecycle playbook acts on groups in an order (servers before slurmd, a node drained before slurm.conf
+    leaves it out): a --limit leaving out hosts it needs is refused by the validation, naming them."""
+    result = playbook(
+        ROOT / "inventories" / "pilot", name, "--limit", "pilot-gpu01", "-e", "cluster_removed_nodes=pilot-gpu16"
+    )
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert "its --limit must hold every host of" in out and f"it leaves out {left_out}" in out, out[-3000:]
+    assert advice in out, out[-3000:]
+    assert "unreachable=1" not in out and "UNREACHABLE" not in out
+
+
+def test_a_run_limited_to_one_host_is_validated_all_the_same(tmp_path: Path) -> None:
+    """--limit leaves localhost out of the run: the validation plays still run (once), before any host."""
+    inventory = broken(tmp_path, "cluster_partitions", [{"name": "gpu", "node_types": ["a100"]}], "pilot")
+    result = playbook(inventory, "site.yml", "--limit", "pilot-gpu01")
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert "node type 'a100' is not declared in cluster_node_types" in out, out[-3000:]
     assert "unreachable=1" not in out and "UNREACHABLE" not in out

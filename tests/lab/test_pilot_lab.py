@@ -170,7 +170,7 @@ def test_upgrade_slurm_limited_to_a_compute_node_is_refused_before_any_change(la
         env={"GPUCLUSTER_LAB_PLAYBOOK": "upgrade-slurm.yml", "GPUCLUSTER_LAB_RELEASE": "26.05"},
     )
     assert result.returncode != 0
-    expected = "it leaves out pilot-dbd01, pilot-ctl01. Run it with --limit 'dbd:controllers:<the hosts you meant>'"
+    expected = "it leaves out pilot-ctl01,pilot-dbd01. Run it with --limit 'dbd:controllers:<the hosts you meant>'"
     assert expected in " ".join(result.stdout.split()), failures(result.stdout)
     counters = recap(result.stdout)
     assert set(counters) <= {"localhost", "pilot-gpu01"}, counters
