@@ -7,9 +7,10 @@ import re
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -33,6 +34,33 @@ def molecule(
         env=lab_env(suite, env),
         check=False,
     )
+
+
+def sh(host: str, command: str, check: bool = True, timeout: int = 120) -> str:
+    """A bash command in a lab container, its output stripped; with ``check`` a non-zero exit fails the test,
+    naming the host and the command and quoting what it printed."""
+    result = subprocess.run(
+        ["docker", "exec", host, "bash", "-c", command], capture_output=True, text=True, timeout=timeout, check=False
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"{host}: {command}: rc={result.returncode}\n{result.stdout}\n{result.stderr}")
+    return result.stdout.strip()
+
+
+T = TypeVar("T")
+
+
+def wait_for(what: str, probe: Callable[[], T], timeout: float = 90, every: float = 1.0) -> T:
+    """``probe()`` every ``every`` seconds until it returns something true, which is returned; after
+    ``timeout`` seconds the test fails, saying what it waited for and the last answer."""
+    deadline = time.monotonic() + timeout
+    last = probe()
+    while not last:
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what} (last: {last!r})")
+        time.sleep(every)
+        last = probe()
+    return last
 
 
 def lab_env(suite: str, env: dict[str, str] | None = None) -> dict[str, str]:

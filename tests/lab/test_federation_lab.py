@@ -1,13 +1,13 @@
 """The federation lab (molecule/federation): two pods, Slurm clusters pod1 and pod2, each a controller pair
-under Pacemaker, joined in the federation "fed" on one slurmdbd, built the way a site grows: the production
-cluster pod1 on its own (molecule/federation/phase2, playbooks/pilot.yml) runs jobs, then
-playbooks/upgrade-federation.yml makes it the first pod of the federation and adds pod2; then exercised through
+under Pacemaker, joined in the federation "fed" on one slurmdbd and its Galera cluster, built the way a site
+grows: the production cluster pod1 on its own (molecule/federation/phase2, playbooks/pilot.yml) runs jobs,
+then playbooks/upgrade-federation.yml makes it the first pod of the federation and adds pod2; then exercised through
 the real daemons from the login node (fed-db01, pod1's):
 
 - the move: a name that is not the running cluster's is refused before any host changes; the jobs queued and
   running before it complete after it, the accounting rows of before are unchanged, pod1's slurmctld is
   neither restarted nor moved, its Corosync configuration is untouched, a second run changes nothing;
-- the federation as slurmdbd and both controllers see it;
+- the federation as slurmdbd and both controllers see it, and both pods' records on every Galera node;
 - a federated job goes to the pod with free resources, and its sibling on the full pod is revoked;
 - squeue --federation and sacct show the jobs of both pods from the one database;
 - with pod2's control plane down (Pacemaker stops its slurmctld), pod1 goes on taking and running jobs,
@@ -25,17 +25,20 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 
 import pytest
 
 from tests.lab import molecule_run
-from tests.lab.molecule_run import changed_tasks, failures, recap
+from tests.lab.molecule_run import changed_tasks, failures, recap, sh, wait_for
 
 LOGIN = "fed-db01"
 # each pod's first controller, which also runs slurmd; its pair
 PODS = {"pod1": "fed-p1", "pod2": "fed-p2"}
 PAIRS = {"pod1": ("fed-p1", "fed-p1b"), "pod2": ("fed-p2", "fed-p2b")}
 HOSTS = (LOGIN, *PAIRS["pod1"], *PAIRS["pod2"])
+# the accounting database (slurmdbd on fed-db01)
+GALERA = (LOGIN, *PAIRS["pod1"])
 SUITE = "trixie"
 
 pytestmark = pytest.mark.lab
@@ -45,35 +48,25 @@ def molecule(*args: str, env: dict[str, str] | None = None) -> subprocess.Comple
     return molecule_run.molecule(*args, suite=SUITE, env={**ENV, **(env or {})})
 
 
-def sh(host: str, command: str, check: bool = True, timeout: int = 120) -> str:
-    result = subprocess.run(
-        ["docker", "exec", host, "bash", "-c", command], capture_output=True, text=True, timeout=timeout, check=False
-    )
-    if check and result.returncode != 0:
-        raise AssertionError(f"{host}: {command}: rc={result.returncode}\n{result.stdout}\n{result.stderr}")
-    return result.stdout.strip()
-
-
 def as_alice(command: str, check: bool = True) -> str:
     """A user's command on the login node, from /home (shared by the containers)."""
     return sh(LOGIN, f"cd /home/alice && runuser -u alice -- {command}", check=check)
-
-
-def wait_for(what: str, probe, timeout: float = 90, every: float = 1.0):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = probe()
-        if last:
-            return last
-        time.sleep(every)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what} (last: {last!r})")
 
 
 def job_rows(job_id: str) -> list[dict[str, str]]:
     """sacct's records of one federated job in every pod (the one database)."""
     out = sh(LOGIN, f"sacct -M all -X -n -P -j {job_id} -o JobID,Cluster,State", check=False)
     return [dict(zip(("id", "cluster", "state"), line.split("|"), strict=False)) for line in out.splitlines() if line]
+
+
+def recorded_in(job_id: str, pod: str) -> bool:
+    return any(row["cluster"] == pod for row in job_rows(job_id))
+
+
+def both_active(host: str) -> str:
+    """The federation as the host's slurmctld sees it, once it lists both pods ACTIVE ("" until then)."""
+    out = sh(host, "scontrol show federation", check=False)
+    return out if out.count("ACTIVE") == 2 else ""
 
 
 @dataclass
@@ -241,10 +234,7 @@ def test_each_pod_is_its_own_cluster_in_one_federation(lab: Lab) -> None:
     for pod, host in PODS.items():
         assert sh(host, "scontrol show config | sed -n 's/^ClusterName *= *//p'") == pod
         # Each controller sees itself and its sibling active in the federation.
-        federation = wait_for(
-            f"{pod}'s controller to see both pods active",
-            lambda host=host: (out := sh(host, "scontrol show federation", check=False)).count("ACTIVE") == 2 and out,
-        )
+        federation = wait_for(f"{pod}'s controller to see both pods active", partial(both_active, host))
         assert "Federation: fed" in federation
         assert re.search(r"Self:\s+" + pod, federation), federation
     # Users see both pods from the login node.
@@ -287,7 +277,7 @@ def test_both_pods_jobs_are_seen_from_the_one_database(lab: Lab) -> None:
     )
     assert queued
     for pod, job in jobs.items():
-        wait_for(f"{pod}'s job in sacct", lambda pod=pod, job=job: any(r["cluster"] == pod for r in job_rows(job)))
+        wait_for(f"{pod}'s job in sacct", partial(recorded_in, job, pod))
     # sacct over the whole federation, from the login node: both clusters' records in one database.
     clusters = set(sh(LOGIN, "sacct -M all -X -n -P -u alice -S now-1hour -o Cluster").split())
     assert clusters == {"pod1", "pod2"}
@@ -298,6 +288,26 @@ def test_both_pods_jobs_are_seen_from_the_one_database(lab: Lab) -> None:
 # pod2's control plane down: Pacemaker told to stop its slurmctld (on either controller of the pair).
 POD2_DOWN = "crm_resource --resource slurmctld --meta --set-parameter target-role --parameter-value Stopped"
 POD2_UP = "crm_resource --resource slurmctld --meta --delete-parameter target-role"
+
+
+def test_the_one_accounting_database_is_galera_on_three_nodes(lab: Lab) -> None:
+    """Every Galera node holds both pods' records, written through fed-db01's slurmdbd: the federation's
+    clusters and each pod's jobs (the jobs of the tests before included), each node Synced in a cluster of
+    three (reads wait for the node to apply what the cluster committed: wsrep_sync_wait)."""
+    status = "SHOW STATUS WHERE Variable_name IN ('wsrep_cluster_size', 'wsrep_local_state_comment')"
+    records = (
+        "SET SESSION wsrep_sync_wait = 1; "
+        "SELECT GROUP_CONCAT(name ORDER BY name) FROM cluster_table WHERE deleted = 0; "
+        "SELECT COUNT(*) FROM pod1_job_table; SELECT COUNT(*) FROM pod2_job_table"
+    )
+    seen = {}
+    for host in GALERA:
+        state = dict(line.split("\t") for line in sh(host, f'mariadb -N -B -e "{status}"').splitlines())
+        assert state == {"wsrep_cluster_size": "3", "wsrep_local_state_comment": "Synced"}, host
+        seen[host] = sh(host, f'mariadb -N -B slurm_acct_db -e "{records}"').split()
+    clusters, pod1_jobs, pod2_jobs = seen[LOGIN]
+    assert clusters == "pod1,pod2" and int(pod1_jobs) > 0 and int(pod2_jobs) > 0, seen
+    assert all(rows == seen[LOGIN] for rows in seen.values()), seen
 
 
 def test_pod1_keeps_working_while_pod2s_controller_is_down(lab: Lab) -> None:

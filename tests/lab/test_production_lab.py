@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from tests.lab import molecule_run
-from tests.lab.molecule_run import changed_tasks, failures, recap
+from tests.lab.molecule_run import changed_tasks, failures, recap, sh
 
 CONTROLLERS = ("prod-ctl01", "prod-ctl02")
 GALERA = ("prod-db01", "prod-db02", "prod-db03")
@@ -59,15 +59,6 @@ def report(line: str) -> None:
 
 def molecule(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return molecule_run.molecule(*args, suite=SUITE, env={**ENV, **(env or {})})
-
-
-def sh(host: str, command: str, check: bool = True, timeout: int = 120) -> str:
-    result = subprocess.run(
-        ["docker", "exec", host, "bash", "-c", command], capture_output=True, text=True, timeout=timeout, check=False
-    )
-    if check and result.returncode != 0:
-        raise AssertionError(f"{host}: {command}: rc={result.returncode}\n{result.stdout}\n{result.stderr}")
-    return result.stdout.strip()
 
 
 def running(host: str) -> bool:
