@@ -150,3 +150,14 @@ def test_a_run_limited_to_one_host_is_validated_all_the_same(tmp_path: Path) -> 
     assert result.returncode != 0
     assert "node type 'a100' is not declared in cluster_node_types" in out, out[-3000:]
     assert "unreachable=1" not in out and "UNREACHABLE" not in out
+
+
+@pytest.mark.parametrize(("name", "named"), [("site.yml", "the site playbook (pilot.yml)"), ("scale.yml", "scale.yml")])
+def test_a_removal_list_is_refused_where_every_compute_host_is_deployed(name: str, named: str) -> None:
+    """cluster_removed_nodes belongs to remove-node.yml: the playbooks that deploy every compute host refuse it
+    in their validation, before any host."""
+    result = playbook(ROOT / "inventories" / "pilot", name, "-e", "cluster_removed_nodes=pilot-gpu16")
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert f"cluster_removed_nodes is set: {named} deploys every compute host of the inventory" in out, out[-3000:]
+    assert "unreachable=1" not in out and "UNREACHABLE" not in out
