@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import hosts_to_upgrade, upgrade_errors
+from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import (
+    hosts_to_upgrade,
+    order_errors,
+    upgrade_errors,
+)
 
 
 def slurm_upgrade_errors(installed: Mapping[str, str], target: Any) -> list[str]:
@@ -18,6 +22,17 @@ def slurm_upgrade_hosts(installed: Mapping[str, str], target: Any) -> list[str]:
     return hosts_to_upgrade(installed, str(target))
 
 
+def slurm_upgrade_order_errors(
+    pending: Sequence[str], steps: Sequence[Sequence[Any]], run_tags: Sequence[str], skip_tags: Sequence[str]
+) -> list[str]:
+    """Why the run's tags would upgrade a step (``[tag, hosts]`` in SchedMD's order) before an earlier one."""
+    return order_errors(pending, [(str(tag), list(hosts)) for tag, hosts in steps], run_tags, skip_tags)
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"slurm_upgrade_errors": slurm_upgrade_errors, "slurm_upgrade_hosts": slurm_upgrade_hosts}
+        return {
+            "slurm_upgrade_errors": slurm_upgrade_errors,
+            "slurm_upgrade_hosts": slurm_upgrade_hosts,
+            "slurm_upgrade_order_errors": slurm_upgrade_order_errors,
+        }

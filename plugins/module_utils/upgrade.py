@@ -9,7 +9,7 @@ slurmd; each newer daemon accepts the releases of its compatibility window and n
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from .releases import KNOWN_RELEASES, Release, accepts, compatibility_window, upgrade_path
 
@@ -61,6 +61,38 @@ def hosts_to_upgrade(installed: Mapping[str, str], target: str) -> list[str]:
     """Hosts with Slurm installed at another release than ``target``."""
     goal = Release.parse(target)
     return sorted(host for host, version in installed.items() if version and release_of(version) != goal)
+
+
+def order_errors(
+    pending: Sequence[str],
+    steps: Sequence[tuple[str, Sequence[str]]],
+    run_tags: Sequence[str],
+    skip_tags: Sequence[str],
+) -> list[str]:
+    """Why ``--tags``/``--skip-tags`` would upgrade a step before an earlier one: ``steps`` are the playbook's
+    tags in SchedMD's order with their hosts (slurmdbd: dbd, slurmctld: controllers, slurmd: compute, ...); a
+    step that runs and has hosts to upgrade needs every earlier step with hosts to upgrade to run too."""
+    todo = set(pending)
+
+    def runs(tag: str) -> bool:
+        return ("all" in run_tags or tag in run_tags) and tag not in skip_tags
+
+    errors: list[str] = []
+    behind: list[tuple[str, list[str]]] = []
+    for tag, hosts in steps:
+        left = sorted(todo.intersection(hosts))
+        if not left:
+            continue
+        if runs(tag) and behind:
+            skipped = ", ".join(f"{step} ({_hosts(where)})" for step, where in behind)
+            errors.append(
+                f"the run upgrades {tag} on {_hosts(left)} but its tags leave out {skipped}, still on the old "
+                f"release: Slurm's daemons go up in order (slurmdbd, slurmctld, slurmd); add those tags or drop "
+                f"the --tags/--skip-tags"
+            )
+        if not runs(tag):
+            behind.append((tag, left))
+    return errors
 
 
 def _window(release: Release) -> str:

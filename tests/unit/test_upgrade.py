@@ -7,6 +7,7 @@ import pytest
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import Release
 from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import (
     hosts_to_upgrade,
+    order_errors,
     release_of,
     upgrade_errors,
 )
@@ -44,4 +45,37 @@ def test_downgrade_and_unknown_releases_are_refused() -> None:
     assert upgrade_errors({}, "27.05") == [
         "cluster_slurm_release: '27.05' is not a Slurm release this project knows "
         "(22.05, 23.02, 23.11, 24.05, 24.11, 25.05, 25.11, 26.05)"
+    ]
+
+
+STEPS = [
+    ("slurmdbd", ["dbd01"]),
+    ("slurmctld", ["ctl01", "ctl02"]),
+    ("slurmd", ["gpu01", "gpu02"]),
+    ("login", ["login01"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("pending", "run_tags", "skip_tags"),
+    [
+        (["dbd01", "ctl01", "gpu01"], ["all"], []),  # the whole run
+        (["gpu01", "gpu02"], ["slurmd"], []),  # the servers are on the target: slurmd alone is fine
+        (["dbd01", "ctl01"], ["slurmdbd", "slurmctld"], []),  # the servers now, the nodes in a later window
+        (["dbd01", "ctl01", "gpu01"], ["all"], ["login"]),  # a step with nothing to do may be skipped
+        (["ctl01", "gpu01", "login01"], ["all"], ["slurmdbd"]),  # slurmdbd already up
+    ],
+)
+def test_tags_that_keep_the_order_pass(pending: list[str], run_tags: list[str], skip_tags: list[str]) -> None:
+    assert order_errors(pending, STEPS, run_tags, skip_tags) == []
+
+
+def test_tags_that_upgrade_a_step_before_an_earlier_one_are_refused() -> None:
+    (error,) = order_errors(["dbd01", "ctl01", "gpu01", "gpu02"], STEPS, ["slurmd"], [])
+    assert error.startswith("the run upgrades slurmd on gpu01, gpu02 but its tags leave out slurmdbd (dbd01), ")
+    assert "slurmctld (ctl01), still on the old release" in error
+    errors = order_errors(["dbd01", "ctl01", "gpu01"], STEPS, ["all"], ["slurmdbd"])
+    assert [e.split(" but ")[0] for e in errors] == [
+        "the run upgrades slurmctld on ctl01",
+        "the run upgrades slurmd on gpu01",
     ]
