@@ -23,13 +23,14 @@ import re
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 
 import pytest
 
 from tests.lab import molecule_run
-from tests.lab.molecule_run import changed_tasks, failures, recap, sh
+from tests.lab.molecule_run import changed_tasks, failures, recap, sh, wait_for
 
 CONTROLLERS = ("prod-ctl01", "prod-ctl02")
 GALERA = ("prod-db01", "prod-db02", "prod-db03")
@@ -107,7 +108,7 @@ def pilot_with_jobs() -> tuple[list[str], str, list[str]]:
     wait(lambda: set(job_states(done).values()) == {"COMPLETED"}, 120, "the pilot's first jobs to be recorded")
     accounting = sh(COMPUTE, SACCT_BEFORE).splitlines()
     running_job = sh(COMPUTE, f"sbatch --parsable -J phase-running --wrap 'until [ -e {GO} ]; do sleep 2; done'")
-    wait(lambda: "RUNNING" in job_states([running_job]).get(running_job, ""), 60, "the long job to start")
+    wait(partial(job_running, running_job), 60, "the long job to start")
     sh(COMPUTE, "sbatch --parsable -J phase-queued -n 2 --wrap hostname")
     sh(COMPUTE, "sbatch --parsable -J phase-array -n 2 --array=1-3 --wrap true")
     return accounting, running_job, queue()
@@ -251,13 +252,20 @@ class Watch:
             time.sleep(0.5)
 
 
-def wait(predicate: object, timeout: float, what: str) -> float:
+def job_running(job: str) -> bool:
+    return "RUNNING" in job_states([job]).get(job, "")
+
+
+def rejoined(host: str) -> bool:
+    """The container runs and Pacemaker lists both controllers as members."""
+    return running(host) and sh(host, "crm_node --list 2>/dev/null | grep -c ' member$'", check=False) == "2"
+
+
+def wait(predicate: Callable[[], object], timeout: float, what: str) -> float:
+    """wait_for, probing every 0.5 s; returns the seconds it took (the drills report them)."""
     start = time.monotonic()
-    while time.monotonic() - start < timeout:
-        if predicate():  # type: ignore[operator]
-            return time.monotonic() - start
-        time.sleep(0.5)
-    raise AssertionError(f"{what}: not within {timeout:.0f} s")
+    wait_for(what, predicate, timeout, every=0.5)
+    return time.monotonic() - start
 
 
 def controller_in_charge(host: str) -> bool:
@@ -282,7 +290,7 @@ def test_controller_failover_drills(lab: Lab) -> None:
             active = next(host for host in CONTROLLERS if slurmctld_active(host))
             peer = next(host for host in CONTROLLERS if host != active)
             long_job = submit("sleep 40")
-            wait(lambda job=long_job: "RUNNING" in job_states([job]).get(job, ""), 60, f"job {long_job} to start")
+            wait(partial(job_running, long_job), 60, f"job {long_job} to start")
             # slurmctld saves job state every few seconds: what changed just before a crash is gone with it
             # (SchedMD's HA guide), so the drill kills the controller after the start has been saved.
             time.sleep(STATE_SAVE_SECONDS)
@@ -290,7 +298,7 @@ def test_controller_failover_drills(lab: Lab) -> None:
             queued = sh(COMPUTE, "squeue -h -o %i").split()
             start = time.monotonic()
             subprocess.run(["docker", "kill", active], capture_output=True, check=True)
-            wait(lambda peer=peer: controller_in_charge(peer), 60, f"drill {drill + 1}: {peer} to take over")
+            wait(partial(controller_in_charge, peer), 60, f"drill {drill + 1}: {peer} to take over")
             seconds = time.monotonic() - start
             times.append(seconds)
             after = sh(COMPUTE, "squeue -h -o %i").split()
@@ -298,13 +306,7 @@ def test_controller_failover_drills(lab: Lab) -> None:
             assert not lost, f"drill {drill + 1}: jobs lost in the failover: {lost}"
             submitted.append(submit("true"))  # the new controller accepts work
             subprocess.run(["docker", "start", active], capture_output=True, check=True)
-            wait(
-                lambda host=active: (
-                    running(host) and sh(host, "crm_node --list 2>/dev/null | grep -c ' member$'", check=False) == "2"
-                ),
-                120,
-                f"drill {drill + 1}: {active} to rejoin the Pacemaker cluster",
-            )
+            wait(partial(rejoined, active), 120, f"drill {drill + 1}: {active} to rejoin the Pacemaker cluster")
             assert not slurmctld_active(active), f"{active} started slurmctld beside {peer}"
             report(f"drill {drill + 1}: {active} killed, {peer} in charge (VIP, squeue) after {seconds:.1f} s")
         wait(lambda: set(job_states(submitted).values()) == {"COMPLETED"}, 120, "every drill job to complete")
