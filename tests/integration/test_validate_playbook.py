@@ -161,3 +161,26 @@ def test_a_removal_list_is_refused_where_every_compute_host_is_deployed(name: st
     assert result.returncode != 0
     assert f"cluster_removed_nodes is set: {named} deploys every compute host of the inventory" in out, out[-3000:]
     assert "unreachable=1" not in out and "UNREACHABLE" not in out
+
+
+def test_a_limited_run_without_the_other_hosts_addresses_stops_before_etc_hosts() -> None:
+    """site.yml --limit gathers facts of its own hosts only: /etc/hosts is not written without the others'
+    addresses (no fact cache here, no ansible_host in the sample), the hosts named. The one limited host is
+    this machine (a local connection, --check: nothing is written)."""
+    result = playbook(
+        ROOT / "inventories" / "pilot",
+        "site.yml",
+        "--limit",
+        "pilot-gpu01",
+        "--tags",
+        "hosts",
+        "--check",
+        "-e",
+        "ansible_connection=local",
+        "-e",
+        "ansible_python_interpreter=/usr/bin/python3",
+    )
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert "no address for pilot-ctl01,pilot-dbd01,pilot-gpu[02-16],pilot-login01,pilot-nfs01: no cached facts" in out
+    assert "changed=0" in out and "Write /etc/hosts entries" not in out, out[-3000:]
