@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 
 import pytest
 
@@ -144,12 +145,12 @@ def lab() -> Iterator[Lab]:
     seconds = molecule_run.build_earlier_phase("production", SUITE, VOLUMES, PILOT_INVENTORY, ENV)
     report(f"production lab: the phase-1 pilot (4 hosts) converged in {seconds:.0f} s")
     accounting, running_job, queued = pilot_with_jobs()
-    inventory = molecule_run.ROOT / "build" / "lab" / "production-ephemeral" / "inventory"
-    skip = ["--skip-tags", "monitoring,user_env"]
     check: subprocess.CompletedProcess[str] | None = None
     around_check: tuple[PilotState, PilotState] = (([], [], []), ([], [], []))
     if PILOT_CHECK:
         before_check = pilot_state()
+        inventory = Path(ENV["MOLECULE_EPHEMERAL_DIRECTORY"]) / "inventory"  # Molecule's, of the scenario
+        skip = ["--skip-tags", "monitoring,user_env"]
         check = molecule_run.ansible_playbook(
             inventory, "upgrade-production.yml", "--check", "--diff", *skip, suite=SUITE, env=ENV
         )
