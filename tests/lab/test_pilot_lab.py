@@ -120,7 +120,14 @@ def test_secret_files_are_private_and_the_key_is_the_same_everywhere(lab: Lab) -
     assert set(users.values()) == {"64031"}, users
 
 
+# Refusals decided on the Ansible controller before any host is contacted: the managed hosts' release plays no
+# part, so they run once, on Debian 13's lab.
+CONTROLLER_ONLY = "refused on the Ansible controller before any host is contacted: checked once, on Debian 13"
+
+
 def test_bad_inventory_stops_before_any_host_is_changed(lab: Lab) -> None:
+    if _suite["name"] != "trixie":
+        pytest.skip(CONTROLLER_ONLY)
     before = docker_exec("pilot-ctl01", "sha256sum", "/etc/slurm/slurm.conf")
     bad_partitions = '{"cluster_partitions": [{"name": "gpu", "node_types": ["a100"]}]}'
     result = molecule("converge", "-s", "pilot", "--", "-e", bad_partitions)
@@ -159,6 +166,8 @@ def test_an_upgrade_slurm_does_not_support_is_refused_before_any_change(lab: Lab
 def test_upgrade_slurm_limited_to_a_compute_node_is_refused_before_any_change(lab: Lab) -> None:
     """slurmd must not run a newer release than slurmctld and slurmdbd: a --limit that leaves their hosts out
     stops at the first gate, naming them."""
+    if _suite["name"] != "trixie":
+        pytest.skip(CONTROLLER_ONLY)
     before = {host: slurm_packages(host) for host in HOSTS}
     result = molecule(
         "converge",
