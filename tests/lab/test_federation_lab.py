@@ -10,10 +10,10 @@ the real daemons from the login node (fed-db01, pod1's):
 - the federation as slurmdbd and both controllers see it, and both pods' records on every Galera node;
 - a federated job goes to the pod with free resources, and its sibling on the full pod is revoked;
 - squeue --federation and sacct show the jobs of both pods from the one database;
-- with pod2's control plane down (Pacemaker stops its slurmctld), pod1 goes on taking and running jobs,
-  federated ones included;
 - pod2's pair fails over (Pacemaker stopped on the controller in charge): pod1 sees pod2 active again at the
-  peer's address and a job sent to pod2 runs.
+  peer's address and a job sent to pod2 runs;
+- with pod2's control plane down (Pacemaker stops its slurmctld), pod1 goes on taking and running jobs,
+  federated ones included.
 """
 
 from __future__ import annotations
@@ -310,30 +310,6 @@ def test_the_one_accounting_database_is_galera_on_three_nodes(lab: Lab) -> None:
     assert all(rows == seen[LOGIN] for rows in seen.values()), seen
 
 
-def test_pod1_keeps_working_while_pod2s_controller_is_down(lab: Lab) -> None:
-    sh(PODS["pod2"], POD2_DOWN)
-    try:
-        wait_for(
-            "pod2's controller to stop answering",
-            lambda: (
-                sh(LOGIN, "scontrol -M pod2 ping", check=False) == ""
-                or "DOWN" in sh(LOGIN, "scontrol -M pod2 ping", check=False)
-            ),
-        )
-        job = as_alice("sbatch --parsable -N1 -t 5 --wrap 'hostname'").split(";")[0]
-        wait_for(
-            "the federated job to complete on pod1",
-            lambda: any(r["cluster"] == "pod1" and r["state"] == "COMPLETED" for r in job_rows(job)),
-            timeout=120,
-        )
-        assert sh(LOGIN, f"cat /home/alice/slurm-{job}.out").splitlines()[0] == "fed-p1"
-        direct = as_alice("sbatch -M pod1 --parsable -N1 -t 5 --wrap 'true'").split(";")[0]
-        wait_for("a pod1 job to complete", lambda: any(r["state"] == "COMPLETED" for r in job_rows(direct)))
-    finally:
-        sh(PODS["pod2"], POD2_UP)
-    pod2_serves()
-
-
 def pod2_serves() -> None:
     """pod2's controller answers (`scontrol ping` on pod2's own configuration) and its node is idle again."""
     wait_for("pod2's controller to answer", lambda: "UP" in sh(PODS["pod2"], "scontrol ping", check=False), 120, 2)
@@ -343,6 +319,15 @@ def pod2_serves() -> None:
 
 def pod2_report() -> str:
     return sh(LOGIN, "sinfo -M pod2 -N -l; squeue -M pod2 -a -l; sacct -M pod2 -a -X -S now-1hour", check=False)
+
+
+def pair_online(pod: str) -> bool:
+    """Both controllers of the pod's pair online in its Pacemaker cluster, as each of them sees it."""
+    for host in PAIRS[pod]:
+        online = next((line for line in sh(host, "crm_mon -1", check=False).splitlines() if "Online:" in line), "")
+        if not all(peer in online.split() for peer in PAIRS[pod]):
+            return False
+    return True
 
 
 def test_pod2_fails_over_within_the_federation(lab: Lab) -> None:
@@ -379,6 +364,35 @@ def test_pod2_fails_over_within_the_federation(lab: Lab) -> None:
             raise
     finally:
         sh(active, "systemctl start pacemaker")
+        wait_for(f"{active} to rejoin pod2's Pacemaker cluster", partial(pair_online, "pod2"), 120, 2)
+
+
+# After the failover: a federated job sent while pod2's slurmctld is down runs on pod1, and Slurm (24.11) may
+# hand pod2 a sibling of it once pod2 is back, pending though the job has ended (seen in the lab and in CI).
+# Left there, it held pod2's node for itself (PLANNED, FedJobLock) and kept the failover's job waiting.
+def test_pod1_keeps_working_while_pod2s_controller_is_down(lab: Lab) -> None:
+    manager = in_charge("pod2")  # a controller whose Pacemaker runs (Pacemaker keeps the setting cluster-wide)
+    sh(manager, POD2_DOWN)
+    try:
+        wait_for(
+            "pod2's controller to stop answering",
+            lambda: (
+                sh(LOGIN, "scontrol -M pod2 ping", check=False) == ""
+                or "DOWN" in sh(LOGIN, "scontrol -M pod2 ping", check=False)
+            ),
+        )
+        job = as_alice("sbatch --parsable -N1 -t 5 --wrap 'hostname'").split(";")[0]
+        wait_for(
+            "the federated job to complete on pod1",
+            lambda: any(r["cluster"] == "pod1" and r["state"] == "COMPLETED" for r in job_rows(job)),
+            timeout=120,
+        )
+        assert sh(LOGIN, f"cat /home/alice/slurm-{job}.out").splitlines()[0] == "fed-p1"
+        direct = as_alice("sbatch -M pod1 --parsable -N1 -t 5 --wrap 'true'").split(";")[0]
+        wait_for("a pod1 job to complete", lambda: any(r["state"] == "COMPLETED" for r in job_rows(direct)))
+    finally:
+        sh(manager, POD2_UP)
+    pod2_serves()
 
 
 def slurm_packages(host: str) -> list[str]:
