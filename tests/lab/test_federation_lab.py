@@ -383,10 +383,7 @@ def test_pod1_keeps_working_while_pod2s_controller_is_down(lab: Lab) -> None:
     try:
         wait_for(
             "pod2's controller to stop answering",
-            lambda: (
-                sh(LOGIN, "scontrol -M pod2 ping", check=False) == ""
-                or "DOWN" in sh(LOGIN, "scontrol -M pod2 ping", check=False)
-            ),
+            lambda: (out := sh(LOGIN, "scontrol -M pod2 ping", check=False)) == "" or "DOWN" in out,
         )
         job = as_alice("sbatch --parsable -N1 -t 5 --wrap 'hostname'").split(";")[0]
         wait_for(
@@ -407,7 +404,7 @@ def test_pod1_keeps_working_while_pod2s_controller_is_down(lab: Lab) -> None:
         print(f"\nfederation lab: pod2 was handed a sibling of the ended job {job} ({stale}); scancel -M pod2")
         sh(LOGIN, f"scancel -M pod2 {job}")
         wait_for("the stale sibling to leave pod2", lambda: not pod2_queued(job), 60, 2)
-    pod2_serves()
+        pod2_serves()
 
 
 def slurm_packages(host: str) -> list[str]:
