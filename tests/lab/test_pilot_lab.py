@@ -278,9 +278,37 @@ def test_remove_node_waits_for_its_job_then_scale_brings_it_back(lab: Lab) -> No
     docker_exec(ctl, "scancel", on_staying)
 
 
+def failed_conversion_stops_the_run_and_keeps_the_cluster(running: str) -> None:
+    """The risky step fails: a line slurmdbd does not know in slurmdbd.conf, so the foreground slurmdbd of the
+    new release exits before it listens. The run stops there, naming the host and quoting slurmdbd; slurmdbd
+    stays masked (the next run resumes the conversion), nothing else is upgraded and the job runs on."""
+    conf, kept = "/etc/slurm/slurmdbd.conf", "/root/slurmdbd.conf.drill"
+    docker_exec("pilot-dbd01", "bash", "-c", f"cp -p {conf} {kept}; echo BogusDrillOption=1 >>{conf}")
+    try:
+        start = time.monotonic()
+        failed = upgrade_slurm("26.05")
+        print(f"\npilot lab: the upgrade whose conversion fails stopped after {time.monotonic() - start:.0f} s")
+    finally:
+        docker_exec("pilot-dbd01", "cp", "-p", kept, conf)
+    assert failed.returncode != 0
+    message = " ".join(failed.stdout.split())
+    # (an exit status, not "rc ?": the run saw slurmdbd's exit, not a check made before slurmdbd had started)
+    exited = re.search(r"pilot-dbd01: slurmdbd -D exited \(rc -?\d+\) before it listened", message)
+    assert exited, failures(failed.stdout)
+    assert "BogusDrillOption" in message, failures(failed.stdout)
+    unit = ["docker", "exec", "pilot-dbd01", "systemctl", "is-enabled", "slurmdbd"]
+    assert subprocess.run(unit, capture_output=True, text=True, check=False).stdout.strip() == "masked"
+    for host in ("pilot-ctl01", "pilot-gpu01", "pilot-gpu02"):
+        installed = [line for line in slurm_packages(host).splitlines() if not line.endswith("=")]
+        assert installed and all("=24.11." in line for line in installed), installed
+    ctl = "pilot-ctl01"
+    assert docker_exec(ctl, "squeue", "--noheader", "--format=%T", "--job", running).strip() == "RUNNING"
+    assert "is UP" in docker_exec(ctl, "scontrol", "ping")
+
+
 def test_rolling_upgrade_keeps_running_jobs_and_accounting(lab: Lab) -> None:
     """Debian 13's 24.11 to Debian unstable's 26.05 with a job running and one queued (last: the lab stays on
-    26.05)."""
+    26.05): a first run whose conversion fails, then one that resumes it."""
     if _suite["name"] != "trixie":
         pytest.skip("the rolling upgrade drill goes from Debian 13's 24.11 to Debian unstable's 26.05")
     ctl = "pilot-ctl01"
@@ -312,11 +340,12 @@ def test_rolling_upgrade_keeps_running_jobs_and_accounting(lab: Lab) -> None:
         "--output=/home/upgrade-drill-%j.out",
         "--wrap=srun hostname",
     ).strip()
+    failed_conversion_stops_the_run_and_keeps_the_cluster(running)
     start = time.monotonic()
     result = upgrade_slurm("26.05")
     seconds = time.monotonic() - start
     assert result.returncode == 0, failures(result.stdout) + result.stdout[-4000:]
-    print(f"\npilot lab: rolling upgrade 24.11 -> 26.05 took {seconds:.0f} s")
+    print(f"\npilot lab: rolling upgrade 24.11 -> 26.05 (resuming the conversion) took {seconds:.0f} s")
     for host in HOSTS:
         installed = [line for line in slurm_packages(host).splitlines() if not line.endswith("=")]
         assert installed and all("=26.05." in line for line in installed), installed
@@ -352,8 +381,10 @@ def test_rolling_upgrade_keeps_running_jobs_and_accounting(lab: Lab) -> None:
     completed = {job for job, state in before.items() if state == "COMPLETED"}
     assert len(completed) >= 7 and all(states[job] == "COMPLETED" for job in completed), (before, states)
     assert int(docker_exec("pilot-dbd01", "bash", "-c", job_rows)) == rows_before + 2
-    backups = docker_exec("pilot-dbd01", "stat", "-c", "%a %n", "/var/backups/gpucluster/slurm-24.11-to-26.05.sql.gz")
-    assert backups.startswith("600 "), backups
+    # The dump of before the first attempt is kept; the resuming run wrote its own.
+    for dump in ("slurm-24.11-to-26.05.sql.gz", "slurm-24.11-to-26.05-resumed.sql.gz"):
+        backup = docker_exec("pilot-dbd01", "stat", "-c", "%a %n", f"/var/backups/gpucluster/{dump}")
+        assert backup.startswith("600 "), backup
     archive = "/var/backups/gpucluster/slurm-24.11-to-26.05-statesave.tar.gz"
     assert docker_exec(ctl, "stat", "-c", "%a", archive).strip() == "600"
     again = upgrade_slurm("26.05")
