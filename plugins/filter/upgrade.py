@@ -7,6 +7,7 @@ from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import (
     hosts_to_upgrade,
+    oldest_release,
     order_errors,
     upgrade_errors,
 )
@@ -22,6 +23,11 @@ def slurm_upgrade_hosts(installed: Mapping[str, str], target: Any) -> list[str]:
     return hosts_to_upgrade(installed, str(target))
 
 
+def slurm_upgrade_oldest_release(installed: Mapping[str, str]) -> str:
+    """The oldest release the hosts (host -> package version) run: the one the upgrade leaves."""
+    return oldest_release(installed)
+
+
 def slurm_upgrade_order_errors(
     pending: Sequence[str], steps: Sequence[Sequence[Any]], run_tags: Sequence[str], skip_tags: Sequence[str]
 ) -> list[str]:
@@ -34,5 +40,6 @@ class FilterModule:
         return {
             "slurm_upgrade_errors": slurm_upgrade_errors,
             "slurm_upgrade_hosts": slurm_upgrade_hosts,
+            "slurm_upgrade_oldest_release": slurm_upgrade_oldest_release,
             "slurm_upgrade_order_errors": slurm_upgrade_order_errors,
         }

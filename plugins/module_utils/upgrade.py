@@ -22,6 +22,13 @@ def release_of(version: str) -> Release | None:
     return Release(int(match.group(1)), int(match.group(2))) if match else None
 
 
+def oldest_release(installed: Mapping[str, str]) -> str:
+    """The oldest release installed (host -> package version, "" when none): the one an upgrade leaves; ""
+    when no host has a readable one."""
+    releases = [release for release in map(release_of, installed.values()) if release is not None]
+    return str(min(releases, key=lambda release: (release.year, release.month))) if releases else ""
+
+
 def upgrade_errors(installed: Mapping[str, str], target: str) -> list[str]:
     """Why the hosts (host -> installed Slurm package version, "" when none) cannot go to ``target``."""
     if target not in KNOWN_RELEASES:

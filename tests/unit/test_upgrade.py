@@ -7,6 +7,7 @@ import pytest
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import Release
 from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import (
     hosts_to_upgrade,
+    oldest_release,
     order_errors,
     release_of,
     upgrade_errors,
@@ -20,6 +21,13 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import 
 def test_release_of_a_package_version(version: str, release: Release) -> None:
     assert release_of(version) == release
     assert release_of("garbage") is None
+
+
+def test_the_release_left_is_the_oldest_installed() -> None:
+    """Backups are named after it: on a run that resumes a conversion the dbd host runs the new release."""
+    installed = {"dbd": "26.05.5-1", "ctl": "24.11.5-4+deb13u1", "login": "", "gpu": "1:24.11.6-1"}
+    assert oldest_release(installed) == "24.11"
+    assert oldest_release({"db": "", "odd": "garbage"}) == ""
 
 
 def test_supported_jumps_pass() -> None:
