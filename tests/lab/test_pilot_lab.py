@@ -46,6 +46,12 @@ def slurm_packages(host: str) -> str:
     return docker_exec(host, "dpkg-query", "--show", "--showformat=${Package}=${Version}\n", "slurm*")
 
 
+def runs_release(host: str, release: str) -> bool:
+    """Every installed Slurm package of the host is of ``release`` (dpkg lists removed ones without a version)."""
+    installed = [line for line in slurm_packages(host).splitlines() if not line.endswith("=")]
+    return bool(installed) and all(f"={release}." in line for line in installed)
+
+
 def docker_exec(host: str, *command: str) -> str:
     return subprocess.run(["docker", "exec", host, *command], capture_output=True, text=True, check=True).stdout
 
@@ -299,8 +305,7 @@ def failed_conversion_stops_the_run_and_keeps_the_cluster(running: str) -> None:
     unit = ["docker", "exec", "pilot-dbd01", "systemctl", "is-enabled", "slurmdbd"]
     assert subprocess.run(unit, capture_output=True, text=True, check=False).stdout.strip() == "masked"
     for host in ("pilot-ctl01", "pilot-gpu01", "pilot-gpu02"):
-        installed = [line for line in slurm_packages(host).splitlines() if not line.endswith("=")]
-        assert installed and all("=24.11." in line for line in installed), installed
+        assert runs_release(host, "24.11"), slurm_packages(host)
     ctl = "pilot-ctl01"
     assert docker_exec(ctl, "squeue", "--noheader", "--format=%T", "--job", running).strip() == "RUNNING"
     assert "is UP" in docker_exec(ctl, "scontrol", "ping")
@@ -347,8 +352,7 @@ def test_rolling_upgrade_keeps_running_jobs_and_accounting(lab: Lab) -> None:
     assert result.returncode == 0, failures(result.stdout) + result.stdout[-4000:]
     print(f"\npilot lab: rolling upgrade 24.11 -> 26.05 (resuming the conversion) took {seconds:.0f} s")
     for host in HOSTS:
-        installed = [line for line in slurm_packages(host).splitlines() if not line.endswith("=")]
-        assert installed and all("=26.05." in line for line in installed), installed
+        assert runs_release(host, "26.05"), slurm_packages(host)
     nodes = docker_exec(ctl, "scontrol", "show", "nodes")
     assert nodes.count("Version=26.05.") == 2, nodes
     # The job ran through slurmdbd's, slurmctld's and its own slurmd's restarts; the 2-node job waits behind it.
