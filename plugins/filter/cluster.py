@@ -21,6 +21,7 @@ from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import 
     inventory_error,
     pods_or_raise,
 )
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import unknown_variables
 
 
 def cluster_config(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
@@ -135,9 +136,13 @@ def cluster_host_job_scripts(
     return host_job_scripts(kinds, group_names, sample_dir)
 
 
-def cluster_errors(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> list[str]:
-    """Every validation error of the inventory; empty when it is valid."""
-    return inventory_errors(spec, groups)
+def cluster_errors(
+    spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]], variable_names: Sequence[str] = ()
+) -> list[str]:
+    """Every validation error of the inventory; empty when it is valid. ``variable_names`` (the names the
+    validation host sees, query('ansible.builtin.varnames', '.+')) are checked for project variables no role
+    reads (a misspelt cluster_schedulling)."""
+    return unknown_variables(variable_names) + inventory_errors(spec, groups)
 
 
 def hostlist_fold(names: Sequence[str]) -> str:

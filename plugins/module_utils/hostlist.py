@@ -106,9 +106,61 @@ def natural_slices(host_sets: Iterable[Sequence[str]], size: int) -> list[tuple[
     return slices
 
 
+# More hosts than any cluster in scope (a 102,400-GPU federation has 12,800): an expression that expands
+# further is a typo (gpu[1-1000000000]) and is refused before NodeSet spends minutes and gigabytes on it.
+MAX_EXPANDED_HOSTS = 200_000
+_BRACKET = re.compile(r"\[([^\[\]]*)\]")
+_RANGE = re.compile(r"^\s*([0-9]+)\s*-\s*([0-9]+)\s*(?:/\s*([0-9]+))?\s*$")
+
+
+def _check_size(piece: str) -> None:
+    """Refuse reversed ranges and expressions of more than MAX_EXPANDED_HOSTS names, without expanding."""
+    total = 0
+    for name in piece.split(",") if "[" not in piece else _top_level_items(piece):
+        size = 1
+        for body in _BRACKET.findall(name):
+            count = 0
+            for item in body.split(","):
+                match = _RANGE.match(item)
+                if not match:
+                    count += 1
+                    continue
+                low, high, step = int(match.group(1)), int(match.group(2)), int(match.group(3) or 1)
+                if low > high:
+                    raise HostlistError(
+                        f"reversed range {match.group(1)}-{match.group(2)} in {name!r}; write it low to high "
+                        f"([{match.group(2)}-{match.group(1)}])"
+                    )
+                count += (high - low) // max(step, 1) + 1
+            size *= max(count, 1)
+        total += size
+        if total > MAX_EXPANDED_HOSTS:
+            raise HostlistError(
+                f"{piece[:80]!r} expands to more than {MAX_EXPANDED_HOSTS:,} names; check the range's bounds"
+            )
+
+
+def _top_level_items(expression: str) -> list[str]:
+    """The comma-separated items of an expression, ignoring commas inside brackets."""
+    items, depth, start = [], 0, 0
+    for index, char in enumerate(expression):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append(expression[start:index])
+            start = index + 1
+    items.append(expression[start:])
+    return items
+
+
 def expand(expression: str | Iterable[str]) -> list[str]:
-    """Expand a hostlist expression (or a list of them) into host names, in NodeSet's natural order."""
+    """Expand a hostlist expression (or a list of them) into host names, in NodeSet's natural order.
+    Raises HostlistError on a syntax error, a reversed range or an absurd size (before expanding)."""
     pieces = [expression] if isinstance(expression, str) else list(expression)
+    for piece in pieces:
+        _check_size(str(piece))
     try:
         nodeset = NodeSet()
         for piece in pieces:

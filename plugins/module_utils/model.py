@@ -8,12 +8,14 @@ here; cross-object rules live in :mod:`validate`. Every generator reads the mode
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .hostlist import HostlistError, expand, fold
 from .releases import KNOWN_RELEASES, Release
+from .values import unsafe_values
 
 # Inventory groups the model reads; each must exist (it may be empty where the phase allows).
 GROUP_CONTROLLERS = "controllers"
@@ -262,7 +264,9 @@ class _Reader:
     def unknown_keys(self, data: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:
         for key in data:
             if key not in allowed:
-                self.error(f"{where}: unknown key '{key}'; allowed keys are {', '.join(sorted(allowed))}")
+                close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.7)
+                hint = f"did you mean '{close[0]}'? " if close else ""
+                self.error(f"{where}: unknown key '{key}'; {hint}allowed keys are {', '.join(sorted(allowed))}")
 
     def integer(
         self,
@@ -298,15 +302,37 @@ class _Reader:
         return minimum if value is None else value
 
     def string(
-        self, data: Mapping[str, Any], key: str, where: str, *, default: str = "", choices: Sequence[str] = ()
+        self,
+        data: Mapping[str, Any],
+        key: str,
+        where: str,
+        *,
+        default: str = "",
+        choices: Sequence[str] = (),
+        numbers: bool = False,
     ) -> str:
         value = data.get(key, default)
         if value is None:
             return default
         if isinstance(value, bool):
-            self.error(f"{where}.{key}: expected a string, got a boolean (quote it in YAML: '{value}')")
+            self.error(
+                f"{where}.{key}: expected a string, got a boolean; YAML reads yes/no/on/off/true/false unquoted as "
+                "booleans - quote it"
+            )
             return default
-        if isinstance(value, (int, float)):
+        if isinstance(value, float):
+            self.error(
+                f"{where}.{key}: expected a string, got the number {value!r}; YAML drops a release's or a "
+                f"version's trailing zero (23.10 -> 23.1) - quote it"
+            )
+            return default
+        if isinstance(value, int):
+            if not numbers:
+                self.error(
+                    f"{where}.{key}: expected a string, got the number {value}; YAML reads unquoted digits as a "
+                    "number (a leading 0 as octal: 024 -> 20) - quote it"
+                )
+                return default
             value = str(value)
         if not isinstance(value, str):
             self.error(f"{where}.{key}: expected a string, got {_kind(value)}")
@@ -315,6 +341,21 @@ class _Reader:
             self.error(f"{where}.{key}: '{value}' is not one of {', '.join(choices)}")
             return default
         return value
+
+    def time(self, data: Mapping[str, Any], key: str, where: str, *, default: str = "") -> str:
+        """A Slurm time (minutes, [D-]HH:MM[:SS], UNLIMITED). A number of 60 or more is refused: YAML 1.1 reads
+        an unquoted 48:00:00 as the base-60 number 172800, which Slurm would take as 120 days of minutes."""
+        value = data.get(key, default)
+        if isinstance(value, int) and not isinstance(value, bool):
+            if 0 <= value < 60:
+                return str(value)
+            self.error(
+                f"{where}.{key}: got the number {value}; an unquoted time such as 48:00:00 is read by YAML as a "
+                f"base-60 number ({value} here, which Slurm would read as {value} minutes) - quote it: "
+                f"'{_sexagesimal(value)}' (or '{value}' if minutes were meant)"
+            )
+            return default
+        return self.string(data, key, where, default=default)
 
     def boolean(self, data: Mapping[str, Any], key: str, where: str, *, default: bool = False) -> bool:
         value = data.get(key, default)
@@ -331,6 +372,13 @@ class _Reader:
             return ()
         if isinstance(value, str):
             return tuple(item.strip() for item in value.split(",") if item.strip())
+        if isinstance(value, Sequence) and any(isinstance(v, (bool, float)) for v in value):
+            self.error(
+                f"{where}.{key}: {list(value)!r} holds a boolean or a decimal number where a word belongs; YAML "
+                "reads unquoted yes/no/on/off/true/false as booleans (OFF -> false) and drops trailing zeros - "
+                "quote each item"
+            )
+            return ()
         if isinstance(value, Sequence) and all(isinstance(v, (str, int)) for v in value):
             return tuple(str(v) for v in value)
         self.error(f"{where}.{key}: expected a list of strings, got {_kind(value)}")
@@ -348,6 +396,12 @@ class _Reader:
         except HostlistError as exc:
             self.error(f"{where}: cannot parse hostlist {value!r}: {exc}")
             return ()
+
+
+def _sexagesimal(value: int) -> str:
+    """How YAML 1.1 would have read ``value`` had it been written H:MM:SS (the form a time usually takes)."""
+    hours, rest = divmod(value, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
 
 
 def _kind(value: Any) -> str:
@@ -449,6 +503,10 @@ def build_cluster(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) 
 
     reader = _Reader()
     spec = reader.mapping(spec, "cluster spec")
+    if not spec.get("pod"):  # a pod's spec was checked whole by build_pods
+        unsafe = unsafe_values(spec)
+        if unsafe:  # one root cause, one message: nothing is built from such values
+            raise InventoryError(unsafe)
     groups = _without_removed_nodes(reader, spec, groups)
     spec, groups, errors = scope_to_pod(spec, groups)
     reader.errors += errors
@@ -487,7 +545,7 @@ def build_pods(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> 
     pods = pod_names(spec)
     if not pods:
         return {"": build_cluster(spec, groups)}
-    errors = federation_errors(spec, groups)
+    errors = unsafe_values(spec) or federation_errors(spec, groups)
     if errors:
         raise InventoryError(errors)
     result: dict[str, Cluster] = {}
@@ -687,8 +745,8 @@ def _read_partitions(
                 whole_types=tuple(whole),
                 default=reader.boolean(body, "default", where),
                 state=reader.string(body, "state", where, default="UP", choices=("UP", "DOWN", "DRAIN", "INACTIVE")),
-                max_time=reader.string(body, "max_time", where),
-                default_time=reader.string(body, "default_time", where),
+                max_time=reader.time(body, "max_time", where),
+                default_time=reader.time(body, "default_time", where),
                 qos=reader.string(body, "qos", where),
                 allow_qos=reader.strings(body, "allow_qos", where),
                 allow_accounts=reader.strings(body, "allow_accounts", where),
@@ -719,7 +777,7 @@ def _read_qos(reader: _Reader, raw: Any) -> tuple[Qos, ...]:
                 priority=reader.integer(body, "priority", where, default=0) or 0,
                 preempt=reader.strings(body, "preempt", where),
                 preempt_mode=reader.string(body, "preempt_mode", where),
-                max_wall=reader.string(body, "max_wall", where),
+                max_wall=reader.time(body, "max_wall", where),
                 flags=reader.strings(body, "flags", where),
                 limits=tuple((str(k), str(v)) for k, v in limits.items()),
             )
@@ -747,19 +805,19 @@ def _read_scheduling(reader: _Reader, raw: Any) -> Scheduling:
         ),
         priority_weights=tuple(weights),
         tres_weights=tuple((str(k), str(v)) for k, v in tres_raw.items()),
-        decay_half_life=reader.string(
+        decay_half_life=reader.time(
             priority, "decay_half_life", "cluster_scheduling.priority", default=defaults.decay_half_life
         ),
         usage_reset_period=reader.string(
             priority, "usage_reset_period", "cluster_scheduling.priority", default=defaults.usage_reset_period
         ),
-        max_age=reader.string(priority, "max_age", "cluster_scheduling.priority", default=defaults.max_age),
+        max_age=reader.time(priority, "max_age", "cluster_scheduling.priority", default=defaults.max_age),
         favor_small=reader.boolean(priority, "favor_small", "cluster_scheduling.priority"),
         preempt_type=reader.string(
             preempt, "type", "cluster_scheduling.preempt", default="none", choices=("none", "partition_prio", "qos")
         ),
         preempt_mode=reader.strings(preempt, "mode", "cluster_scheduling.preempt") or ("OFF",),
-        preempt_exempt_time=reader.string(preempt, "exempt_time", "cluster_scheduling.preempt"),
+        preempt_exempt_time=reader.time(preempt, "exempt_time", "cluster_scheduling.preempt"),
         select_type_parameters=reader.strings(data, "select_type_parameters", "cluster_scheduling")
         or defaults.select_type_parameters,
         scheduler_parameters=reader.strings(data, "scheduler_parameters", "cluster_scheduling"),

@@ -8,6 +8,7 @@ from typing import Any
 from .model import Cluster, InventoryError, build_cluster, build_pods
 from .slurmconf import gres_lines, health_check_config, job_script_files, slurm_conf_sections
 from .topology import topology_conf, topology_yaml
+from .values import unsafe_lines
 
 TOPOLOGY_FILES = ("topology.conf", "topology.yaml")
 
@@ -20,6 +21,11 @@ def cluster_config(cluster: Cluster) -> dict[str, Any]:
     uses_yaml = cluster.release.topology_yaml
     topology_conf_lines = [] if uses_yaml else topology_conf(cluster)
     topology_yaml_data = topology_yaml(cluster) if uses_yaml else []
+    sections = dict(slurm_conf_sections(cluster))
+    unsafe = unsafe_lines("slurm.conf", (line for lines in sections.values() for line in lines))
+    unsafe += unsafe_lines("gres.conf", gres) + unsafe_lines("topology.conf", topology_conf_lines)
+    if unsafe:
+        raise InventoryError(unsafe)
     files = ["slurm.conf", "gres.conf"]
     files += ["topology.conf"] if topology_conf_lines else []
     files += ["topology.yaml"] if topology_yaml_data else []
@@ -27,7 +33,7 @@ def cluster_config(cluster: Cluster) -> dict[str, Any]:
         "name": cluster.name,
         "federation": cluster.federation,
         "release": str(cluster.release),
-        "slurm_conf": dict(slurm_conf_sections(cluster)),
+        "slurm_conf": sections,
         "gres_conf": gres,
         "topology_conf": topology_conf_lines,
         "topology_yaml": topology_yaml_data,

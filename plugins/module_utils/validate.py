@@ -46,13 +46,16 @@ NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 HOST_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?$")
 CLUSTER_NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 DEVICE_RE = re.compile(r"^/dev/nvidia\d+$")
+# ASCII digits only: \d would let Unicode digits through, which Slurm does not read.
 TIME_RE = re.compile(
-    r"^(UNLIMITED|INFINITE|\d+|\d+:\d{1,2}|\d+:\d{1,2}:\d{1,2}|\d+-\d{1,2}|\d+-\d{1,2}:\d{1,2}"
-    r"|\d+-\d{1,2}:\d{1,2}:\d{1,2})$"
+    r"^(UNLIMITED|INFINITE|[0-9]+|[0-9]+:[0-9]{1,2}|[0-9]+:[0-9]{1,2}:[0-9]{1,2}|[0-9]+-[0-9]{1,2}"
+    r"|[0-9]+-[0-9]{1,2}:[0-9]{1,2}|[0-9]+-[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2})$",
+    re.ASCII,
 )
 PREEMPT_MODES = frozenset({"OFF", "CANCEL", "GANG", "REQUEUE", "SUSPEND", "WITHIN"})
 OVERSUBSCRIBE_RE = re.compile(r"^(NO|EXCLUSIVE|YES(:\d+)?|FORCE(:\d+)?)$")
 ENFORCE_CHOICES = frozenset({"all", "associations", "limits", "nojobs", "nosteps", "qos", "safe", "wckeys"})
+USAGE_RESET_PERIODS = ("NONE", "NOW", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY", "YEARLY")
 PRIORITY_WEIGHTS = frozenset({"age", "assoc", "fairshare", "job_size", "partition", "qos"})
 # Keys the model writes itself: setting them through cluster_slurm_config would fight the generators.
 MODEL_OWNED_KEYS: dict[str, str] = {
@@ -205,10 +208,12 @@ def _check_hardware(cluster: Cluster, node_type: NodeType, where: str) -> list[s
             "count or drop cpus to derive it"
         )
     if node_type.real_memory_mb < cluster.min_node_memory_mb:
+        mib = node_type.real_memory_mb * 1000**3 // 2**20
         errors.append(
             f"{where}.real_memory_mb: {node_type.real_memory_mb} MiB is below the floor of "
             f"{cluster.min_node_memory_mb} MiB (cluster_min_node_memory_mb); give the memory "
-            "slurmd may hand to jobs, as `slurmd -C` reports it"
+            "slurmd may hand to jobs in MiB, as `slurmd -C` reports it"
+            + (f" (written in GB? {node_type.real_memory_mb} GB is about {mib} MiB)" if mib <= 4096 * 954 else "")
         )
     if node_type.mem_spec_limit_mb and node_type.mem_spec_limit_mb >= node_type.real_memory_mb:
         errors.append(
@@ -349,6 +354,90 @@ def check_partitions(cluster: Cluster) -> list[str]:
     return errors
 
 
+def time_minutes(value: str) -> float | None:
+    """A Slurm time in minutes (inf for UNLIMITED/INFINITE); None when it is not a Slurm time."""
+    if not TIME_RE.match(value):
+        return None
+    if value in ("UNLIMITED", "INFINITE"):
+        return float("inf")
+    days, _, clock = value.rpartition("-") if "-" in value else ("0", "", value)
+    parts = [int(p) for p in clock.split(":")]
+    if "-" in value:  # D-HH[:MM[:SS]]
+        hours, minutes, seconds = [*parts, 0, 0][:3]
+    elif len(parts) == 3:  # HH:MM:SS
+        hours, minutes, seconds = parts
+    elif len(parts) == 2:  # MM:SS
+        hours, minutes, seconds = 0, parts[0], parts[1]
+    else:  # minutes
+        hours, minutes, seconds = 0, parts[0], 0
+    return int(days) * 1440 + hours * 60 + minutes + seconds / 60
+
+
+# Partition keys the model writes itself; options must not set them (the key they belong to instead).
+PARTITION_MODEL_KEYS: dict[str, str] = {
+    "partitionname": "name",
+    "nodes": "node_types, groups or features",
+    "default": "default",
+    "state": "state",
+    "maxtime": "max_time",
+    "defaulttime": "default_time",
+    "maxnodes": "max_nodes",
+    "prioritytier": "priority_tier",
+    "preemptmode": "preempt_mode",
+    "oversubscribe": "oversubscribe",
+    "qos": "qos",
+    "allowqos": "allow_qos",
+    "allowaccounts": "allow_accounts",
+    "defmempergpu": "def_mem_per_gpu_mb",
+    "defcpupergpu": "def_cpu_per_gpu",
+    "topology": "topology",
+}
+
+
+def check_partition_limits(cluster: Cluster) -> list[str]:
+    """What Slurm or the hardware imposes across a partition's settings and its nodes."""
+    errors: list[str] = []
+    global_modes = {m.upper() for m in cluster.scheduling.preempt_mode}
+    for partition in cluster.partitions:
+        where = f"cluster_partitions[{partition.name}]"
+        longest = time_minutes(partition.max_time) if partition.max_time else None
+        default = time_minutes(partition.default_time) if partition.default_time else None
+        if longest is not None and default is not None and default > longest:
+            errors.append(
+                f"{where}.default_time: {partition.default_time} is longer than max_time {partition.max_time}; "
+                "Slurm would refuse every job that asks for no time. Lower default_time"
+            )
+        for key, _value in partition.options:
+            owner = PARTITION_MODEL_KEYS.get(key.lower())
+            if owner:
+                errors.append(f"{where}.options.{key}: written by the model; set the partition's {owner} instead")
+        modes = {m.strip().upper() for m in partition.preempt_mode.split(",") if m.strip()}
+        if "SUSPEND" in modes and "GANG" not in global_modes:
+            errors.append(
+                f"{where}.preempt_mode: SUSPEND needs GANG in cluster_scheduling.preempt.mode (Slurm resumes "
+                "suspended jobs through the gang scheduler); add GANG there"
+            )
+        for type_name in partition.whole_types:
+            node_type = cluster.node_type(type_name)
+            if node_type is None or node_type.gpu is None or not node_type.gpu.count:
+                continue
+            gpus = node_type.gpu.count
+            memory = node_type.real_memory_mb - node_type.mem_spec_limit_mb
+            if partition.def_mem_per_gpu_mb and partition.def_mem_per_gpu_mb * gpus > memory:
+                errors.append(
+                    f"{where}.def_mem_per_gpu_mb: {partition.def_mem_per_gpu_mb} MiB x {gpus} GPUs of node type "
+                    f"{type_name} is more than its {memory} MiB for jobs; a job taking every GPU could never "
+                    f"start. Use at most {memory // gpus}"
+                )
+            if partition.def_cpu_per_gpu and partition.def_cpu_per_gpu * gpus > node_type.cpus:
+                errors.append(
+                    f"{where}.def_cpu_per_gpu: {partition.def_cpu_per_gpu} CPUs x {gpus} GPUs of node type "
+                    f"{type_name} is more than its {node_type.cpus} CPUs; a job taking every GPU could never "
+                    f"start. Use at most {node_type.cpus // gpus}"
+                )
+    return errors
+
+
 def check_qos(cluster: Cluster) -> list[str]:
     errors: list[str] = []
     names = {q.name for q in cluster.qos}
@@ -432,6 +521,11 @@ def check_scheduling(cluster: Cluster) -> list[str]:
     ):
         if value and not TIME_RE.match(value):
             errors.append(f"cluster_scheduling: {label} '{value}' is not a Slurm time")
+    if scheduling.usage_reset_period.upper() not in USAGE_RESET_PERIODS:
+        errors.append(
+            f"cluster_scheduling.priority.usage_reset_period: '{scheduling.usage_reset_period}' is not one of "
+            f"{', '.join(USAGE_RESET_PERIODS)} (slurmctld does not start with another word)"
+        )
     unknown = [k for k, _ in scheduling.priority_weights if k not in PRIORITY_WEIGHTS]
     if unknown:
         errors.append(
@@ -467,6 +561,13 @@ def check_job_scripts(cluster: Cluster) -> list[str]:
                 errors.append(
                     f"cluster_job_scripts.{kind}: two scripts named '{name}'; they would overwrite each "
                     "other in the same directory"
+                )
+        for path in getattr(scripts, kind):
+            if ".." in path.split("/"):
+                errors.append(
+                    f"cluster_job_scripts.{kind}: '{path}' climbs out of its directory with '..' (the file is "
+                    "copied to every node that runs it); name a sample (e.g. job-env), a path under the "
+                    "playbook's directory, or the script's absolute path on the Ansible controller"
                 )
     for kind in ("task_prolog", "task_epilog"):
         value = getattr(scripts, kind)
@@ -557,6 +658,12 @@ def _check_tree(cluster: Cluster, compute: set[str]) -> list[str]:
         unknown = [h for h in switch.nodes if h not in compute]
         if unknown:
             errors.append(f"cluster_fabric.switches.{switch.name}.nodes: {_hosts(unknown)} are not compute hosts")
+    empty = sorted(switch.name for switch in fabric.switches if not switch.nodes and not switch.switches)
+    if empty:
+        errors.append(
+            f"cluster_fabric.switches: {', '.join(empty)} connect no node and no switch; slurmctld refuses a "
+            "switch without links. Give each nodes or switches, or remove it"
+        )
     errors += _check_cycles(by_name)
     leaf_of: dict[str, list[str]] = {}
     for switch in fabric.switches:
@@ -656,6 +763,7 @@ RULES: tuple[Rule, ...] = (
     check_node_types,
     check_node_type_overlap,
     check_partitions,
+    check_partition_limits,
     check_qos,
     check_scheduling,
     check_job_scripts,

@@ -184,3 +184,31 @@ def test_a_limited_run_without_the_other_hosts_addresses_stops_before_etc_hosts(
     assert result.returncode != 0
     assert "no address for pilot-ctl01,pilot-dbd01,pilot-gpu[02-16],pilot-login01,pilot-nfs01: no cached facts" in out
     assert "changed=0" in out and "Write /etc/hosts entries" not in out, out[-3000:]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("cluster_schedulling:\n  preempt: {type: qos}\n", "did you mean 'cluster_scheduling'?"),
+        ("cluster_name: a\ncluster_name: b\n", "Found duplicate mapping key 'cluster_name'"),
+        ('cluster_slurm_config:\n  MailProg: "/usr/bin/mail\\nSlurmUser=root"\n', "holds a newline"),
+    ],
+    ids=["misspelt variable", "duplicate key", "newline in a value"],
+)
+def test_operators_mistakes_in_a_group_vars_file_stop_the_run(tmp_path: Path, text: str, message: str) -> None:
+    inventory = tmp_path / "pilot"
+    shutil.copytree(ROOT / "inventories" / "pilot", inventory)
+    (inventory / "group_vars" / "all" / "zz-mistake.yml").write_text(text)
+    result = validate(inventory)
+    assert result.returncode != 0
+    assert message in result.stdout + result.stderr, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_an_inventory_ansible_cannot_parse_stops_the_run(tmp_path: Path) -> None:
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text("all:\n  children:\n    compute:\n   hosts: [gpu01]\n")
+    result = validate(inventory)
+    assert result.returncode != 0
+    assert "No inventory was parsed" in result.stderr
+    assert "PLAY [" not in result.stdout

@@ -363,6 +363,36 @@ CASES: list[tuple[str, Mutation, str]] = [
         lambda s, g: (s.update(slurm_release="26.05"), part(s).update(topology="nvlink")),
         "'nvlink' is not a topology of this fabric (fabric)",
     ),
+    ("default time above max time", _set("partitions.0.default_time", "2-00:00:00"), "is longer than max_time"),
+    (
+        "mem per gpu above the node",
+        _set("partitions.0.def_mem_per_gpu_mb", 20000),
+        "20000 MiB x 4 GPUs of node type h100 is more than its 64000 MiB for jobs",
+    ),
+    (
+        "cpus per gpu above the node",
+        _set("partitions.0.def_cpu_per_gpu", 9),
+        "9 CPUs x 4 GPUs of node type h100 is more than its 32 CPUs",
+    ),
+    ("partition option owned by the model", _set("partitions.0.options", {"Nodes": "ALL"}), "options.Nodes: written"),
+    (
+        "partition suspend without gang",
+        _set("partitions.1.preempt_mode", "SUSPEND"),
+        "SUSPEND needs GANG in cluster_scheduling.preempt.mode",
+    ),
+    (
+        "usage reset period not a word",
+        _set("scheduling.priority", {"usage_reset_period": "30-0"}),
+        "'30-0' is not one of NONE, NOW, DAILY",
+    ),
+    ("job script climbs out", _set("job_scripts", {"prolog": ["../../etc/shadow"]}), "climbs out of its directory"),
+    (
+        "empty switch",
+        _set("fabric", {"topology": "tree", "switches": {"s1": {"nodes": "gpu[01-04],cpu[01-02]"}, "s2": {}}}),
+        "s2 connect no node and no switch",
+    ),
+    ("misspelt key suggested", _set("scheduling.premept", {}), "did you mean 'preempt'?"),
+    ("reversed host range", _set("removed_nodes", "gpu[04-01]"), "reversed range 04-01"),
     (
         "bad hostlist in switch",
         _set("fabric", {"topology": "tree", "switches": {"s1": {"nodes": "gpu[01-"}}}),
@@ -420,3 +450,19 @@ def test_controller_vip_must_be_an_ip_of_a_pair() -> None:
     with pytest.raises(InventoryError) as caught:
         build_cluster(spec, groups)
     assert "cluster_controller_vip: 10.0.0.10 is set for a single controller" in caught.value.errors[0]
+
+
+def test_unknown_project_variables_are_refused_with_a_suggestion() -> None:
+    from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import (
+        known_variables,
+        unknown_variables,
+    )
+
+    errors = unknown_variables(["cluster_schedulling", "galera_sst_pasword", "my_own_setting", "cluster_name"])
+    assert len(errors) == 2
+    assert "variable 'cluster_schedulling'" in errors[0] and "did you mean 'cluster_scheduling'?" in errors[0]
+    assert "did you mean 'galera_sst_password'?" in errors[1]
+    known, prefixes = known_variables()
+    # read from the roles: defaults, argument specs of every entry point, what tasks set
+    assert {"cluster_scheduling", "pacemaker_lab_without_fencing", "slurm_upgrade_apt_release"} <= known
+    assert {"cluster", "slurm", "slurm_upgrade", "login_pool"} <= set(prefixes)

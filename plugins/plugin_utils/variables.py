@@ -1,0 +1,98 @@
+"""The project's variables, as data read from the roles themselves, and the inventory's unknown ones.
+
+A variable that starts with a role's name (``cluster_``, ``slurm_``, ``galera_`` ...) and that no role reads
+is a typo or a leftover: ``cluster_schedulling`` would be silently ignored and preemption would vanish. The
+names every role knows are collected from its ``defaults/main.yml``, ``vars/main.yml`` and
+``meta/argument_specs.yml`` (every entry point), plus what the roles and playbooks set themselves
+(``set_fact``, ``register``, play ``vars``) and the facts the collection's modules return, so the list
+cannot drift from the roles.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+# Facts returned by the collection's modules (cached by Ansible's fact cache between runs).
+MODULE_FACTS = frozenset({"gpu_host"})
+_SET_FACT = ("ansible.builtin.set_fact", "set_fact")
+
+
+def _load(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+
+
+def _walk(node: Any) -> Iterator[dict[str, Any]]:
+    """Every mapping of a task file or playbook, depth first."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            yield item
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _set_names(node: Any) -> set[str]:
+    """Names a task file or playbook sets: set_fact keys, register targets, vars of plays, blocks and tasks."""
+    names: set[str] = set()
+    for mapping in _walk(node):
+        for key in _SET_FACT:
+            if isinstance(mapping.get(key), dict):
+                names.update(str(name) for name in mapping[key])
+        if isinstance(mapping.get("register"), str):
+            names.add(mapping["register"])
+        if isinstance(mapping.get("vars"), dict):
+            names.update(str(name) for name in mapping["vars"])
+    return names
+
+
+@functools.lru_cache(maxsize=4)
+def known_variables(root: Path = ROOT) -> tuple[frozenset[str], tuple[str, ...]]:
+    """(every variable name the roles and playbooks read or set, the prefixes: one per role and 'cluster')."""
+    names: set[str] = set(MODULE_FACTS)
+    roles = sorted(path.name for path in (root / "roles").iterdir() if path.is_dir())
+    for role in roles:
+        base = root / "roles" / role
+        for name in ("defaults/main.yml", "vars/main.yml"):
+            data = _load(base / name)
+            if isinstance(data, dict):
+                names.update(str(key) for key in data)
+        specs = _load(base / "meta" / "argument_specs.yml")
+        if isinstance(specs, dict):
+            for entry in (specs.get("argument_specs") or {}).values():
+                names.update(str(key) for key in ((entry or {}).get("options") or {}))
+        for sub in ("tasks", "handlers"):
+            for path in sorted((base / sub).glob("*.yml")):
+                names |= _set_names(_load(path))
+    for path in sorted((root / "playbooks").rglob("*.yml")):
+        names |= _set_names(_load(path))
+    return frozenset(names), tuple(sorted({*roles, "cluster"}, key=len, reverse=True))
+
+
+def unknown_variables(variable_names: Iterable[str], root: Path = ROOT) -> list[str]:
+    """One error per variable with a project prefix that no role reads, with the nearest known name."""
+    known, prefixes = known_variables(root)
+    pattern = re.compile(rf"^({'|'.join(map(re.escape, prefixes))})_")
+    errors = []
+    for name in sorted(set(variable_names)):
+        if name in known or not pattern.match(name):
+            continue
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        errors.append(
+            f"variable '{name}': no role of gpucluster reads it, so it would be silently ignored; {hint}"
+            "fix its name or remove it (variables that start with a role's name belong to that role)"
+        )
+    return errors
