@@ -21,7 +21,8 @@ from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import 
     inventory_error,
     pods_or_raise,
 )
-from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import unknown_variables
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.inventory_text import inventory_text_errors
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import known_variables, unknown_variables
 
 
 def cluster_config(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
@@ -137,12 +138,19 @@ def cluster_host_job_scripts(
 
 
 def cluster_errors(
-    spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]], variable_names: Sequence[str] = ()
+    spec: Mapping[str, Any],
+    groups: Mapping[str, Sequence[str]],
+    variable_names: Sequence[str] = (),
+    sources: Sequence[str] = (),
 ) -> list[str]:
     """Every validation error of the inventory; empty when it is valid. ``variable_names`` (the names the
     validation host sees, query('ansible.builtin.varnames', '.+')) are checked for project variables no role
-    reads (a misspelt cluster_schedulling)."""
-    return unknown_variables(variable_names) + inventory_errors(spec, groups)
+    reads (a misspelt cluster_schedulling); ``sources`` (ansible_inventory_sources) for what only the files show
+    (YAML's coercions, reversed host ranges, model variables outside group_vars/all). Those come first, alone:
+    the model's messages about the values YAML changed would only repeat them."""
+    errors = unknown_variables(variable_names)
+    text = inventory_text_errors(sources, known_variables()[1])
+    return errors + text if text else errors + inventory_errors(spec, groups)
 
 
 def hostlist_fold(names: Sequence[str]) -> str:

@@ -192,8 +192,12 @@ def test_a_limited_run_without_the_other_hosts_addresses_stops_before_etc_hosts(
         ("cluster_schedulling:\n  preempt: {type: qos}\n", "did you mean 'cluster_scheduling'?"),
         ("cluster_name: a\ncluster_name: b\n", "Found duplicate mapping key 'cluster_name'"),
         ('cluster_slurm_config:\n  MailProg: "/usr/bin/mail\\nSlurmUser=root"\n', "holds a newline"),
+        (
+            "cluster_partitions:\n  - {name: gpu, node_types: [h100], max_time: 48:00:00}\n",
+            "zz-mistake.yml:2: cluster_partitions[0].max_time: 48:00:00 is read by YAML as the base-60 number 172800",
+        ),
     ],
-    ids=["misspelt variable", "duplicate key", "newline in a value"],
+    ids=["misspelt variable", "duplicate key", "newline in a value", "base-60 time"],
 )
 def test_operators_mistakes_in_a_group_vars_file_stop_the_run(tmp_path: Path, text: str, message: str) -> None:
     inventory = tmp_path / "pilot"
@@ -212,3 +216,15 @@ def test_an_inventory_ansible_cannot_parse_stops_the_run(tmp_path: Path) -> None
     assert result.returncode != 0
     assert "No inventory was parsed" in result.stderr
     assert "PLAY [" not in result.stdout
+
+
+def test_a_cluster_variable_in_a_groups_file_is_refused(tmp_path: Path) -> None:
+    inventory = tmp_path / "pilot"
+    shutil.copytree(ROOT / "inventories" / "pilot", inventory)
+    with (inventory / "group_vars" / "compute.yml").open("a") as handle:
+        handle.write("cluster_scheduling: {preempt: {type: qos}}\n")
+    result = validate(inventory)
+    assert result.returncode != 0
+    assert "cluster_scheduling is set in group_vars/compute, but the model reads" in result.stdout, result.stdout[
+        -3000:
+    ]
