@@ -15,9 +15,16 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import (
 )
 
 
-def galera_plan(results: Mapping[str, Mapping[str, Any]], order: Sequence[str]) -> dict[str, Any]:
-    """host -> galera_node result, inventory order -> {stop, bootstrap, join, new_cluster, errors}."""
-    chosen = plan({host: NodeReport.from_result(result) for host, result in results.items()}, list(order))
+def galera_plan(
+    results: Mapping[str, Mapping[str, Any]], order: Sequence[str], bootstrap_from: str = ""
+) -> dict[str, Any]:
+    """host -> galera_node result (the hosts that reported), the galera group in inventory order, the operator's
+    choice of bootstrap node (galera_bootstrap_from) -> {stop, bootstrap, join, new_cluster, errors}."""
+    chosen = plan(
+        {host: NodeReport.from_result(result) for host, result in results.items()},
+        list(order),
+        str(bootstrap_from or ""),
+    )
     return {
         "stop": list(chosen.stop),
         "bootstrap": chosen.bootstrap,

@@ -160,6 +160,17 @@ def bootstrap_node(states: Mapping[str, NodeState], order: Sequence[str]) -> tup
             "no node knows its position (seqno -1 everywhere and no recovered position); run mysqld --wsrep-recover"
         )
         return None, errors
+    unknown = [host for host in order if host in states and host not in known]
+    if unknown:
+        # The node whose position is unknown may hold the newest writes: bootstrapping from another would have
+        # its state transfer overwrite them when it joins.
+        errors.append(
+            f"{', '.join(unknown)} {'does' if len(unknown) == 1 else 'do'} not know its position (seqno -1 in "
+            "grastate.dat and galera_recovery found none): it may hold the newest writes, which a bootstrap from "
+            "another node would overwrite. Find its position (mysqld --wsrep-recover, its error log), or choose the "
+            "node yourself: -e galera_bootstrap_from=<host> -e galera_bootstrap_confirm=<host>"
+        )
+        return None, errors
     best = max(known.values())
     return next(host for host in order if known.get(host) == best), []
 
@@ -236,14 +247,50 @@ def _data_errors(reports: Mapping[str, NodeReport], down: Sequence[str], bootstr
     return errors
 
 
-def plan(reports: Mapping[str, NodeReport], order: Sequence[str]) -> Plan:
+def _chosen_plan(reports: Mapping[str, NodeReport], order: Sequence[str], chosen: str, stop: tuple[str, ...]) -> Plan:
+    """The operator's own choice of the bootstrap node (galera_bootstrap_from): every other reachable node joins
+    it and takes its state, whatever the positions say."""
+    if chosen not in order:
+        return Plan(
+            None, (), False, (f"galera_bootstrap_from: {chosen} is not in group 'galera' ({', '.join(order)})",)
+        )
+    if chosen not in reports:
+        return Plan(
+            None,
+            (),
+            False,
+            (f"galera_bootstrap_from: {chosen} did not report (unreachable, or left out by --limit); bring it back",),
+        )
+    running = [host for host in order if host in reports and reports[host].active and host not in stop]
+    if running:
+        return Plan(
+            None,
+            (),
+            False,
+            (
+                f"galera_bootstrap_from: MariaDB runs on {', '.join(running)}; a bootstrap beside a running node "
+                "would split the cluster. Stop it there first, or drop galera_bootstrap_from to let the nodes join",
+            ),
+        )
+    down = tuple(host for host in order if host in reports)
+    return Plan(chosen, tuple(host for host in down if host != chosen), False, (), stop)
+
+
+def plan(reports: Mapping[str, NodeReport], order: Sequence[str], chosen: str = "") -> Plan:
     """Bootstrap a new cluster from the node holding the data (a pilot's accounting database migrating to
     Galera), else from the first node; let stopped nodes join a running Primary component, and recover a
     fully stopped cluster from the node bootstrap_node() picks. A node running MariaDB without Galera is
     stopped first and counts as stopped. A running cluster without a Primary component (lost quorum) is
-    refused: bootstrapping beside it would split the data."""
+    refused: bootstrapping beside it would split the data.
+
+    Without a running Primary component every node of ``order`` (the galera group) must have reported: one
+    that is unreachable or left out by --limit may hold the newest writes (or data of its own), and a bootstrap
+    without it would have them overwritten when it joins. The only way past is ``chosen``, the operator's
+    explicit choice of the bootstrap node."""
     stop = tuple(host for host in order if host in reports and reports[host].standalone)
     down = tuple(host for host in order if host in reports and (not reports[host].active or host in stop))
+    if chosen:
+        return _chosen_plan(reports, order, chosen, stop)
     running = [host for host in order if host in reports and reports[host].active and host not in stop]
     if running:
         primary = [host for host in running if reports[host].cluster_status == "Primary"]
@@ -261,6 +308,19 @@ def plan(reports: Mapping[str, NodeReport], order: Sequence[str]) -> Plan:
                 "bootstraps from the most advanced node",
             ),
         )
+    missing = [host for host in order if host not in reports]
+    if missing:
+        return Plan(
+            None,
+            (),
+            False,
+            (
+                f"{', '.join(missing)} of group 'galera' did not report (unreachable, or left out by --limit) and no "
+                "node runs a Primary component: the missing node may hold the newest writes, which a bootstrap "
+                "without it would overwrite when it joins. Bring it back and re-run without --limit, or choose the "
+                "node yourself: -e galera_bootstrap_from=<host> -e galera_bootstrap_confirm=<host>",
+            ),
+        )
     if all(reports[host].state.uuid in NO_UUID for host in down):
         holders = [host for host in down if reports[host].databases]
         if len(holders) > 1:
@@ -276,10 +336,10 @@ def plan(reports: Mapping[str, NodeReport], order: Sequence[str]) -> Plan:
             )
         first = holders[0] if holders else (down[0] if down else None)
         return Plan(first, tuple(host for host in down if host != first), True, (), stop)
-    chosen, errors = bootstrap_node({host: reports[host].state for host in down}, down)
-    if chosen is None:
+    newest, errors = bootstrap_node({host: reports[host].state for host in down}, down)
+    if newest is None:
         return Plan(None, (), False, tuple(errors))
-    errors = _data_errors(reports, down, chosen)
+    errors = _data_errors(reports, down, newest)
     if errors:
         return Plan(None, (), False, tuple(errors))
-    return Plan(chosen, tuple(host for host in down if host != chosen), False, (), stop)
+    return Plan(newest, tuple(host for host in down if host != newest), False, (), stop)

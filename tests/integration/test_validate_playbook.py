@@ -228,3 +228,34 @@ def test_a_cluster_variable_in_a_groups_file_is_refused(tmp_path: Path) -> None:
     assert "cluster_scheduling is set in group_vars/compute, but the model reads" in result.stdout, result.stdout[
         -3000:
     ]
+
+
+def test_galera_recovery_limited_past_a_galera_node_is_refused_before_any_host() -> None:
+    result = playbook(ROOT / "inventories" / "production", "galera-recover.yml", "--limit", "prod-dbd01,prod-dbd02")
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert "galera-recover.yml reads the position of every Galera node" in out, out[-3000:]
+    assert "it leaves out prod-dbd03" in out, out[-3000:]
+    assert "UNREACHABLE" not in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            ["-e", "galera_bootstrap_from=prod-dbd02"],
+            "Confirm by typing the host again: -e galera_bootstrap_confirm=prod-dbd02",
+        ),
+        (
+            ["-e", "galera_bootstrap_from=db09", "-e", "galera_bootstrap_confirm=db09"],
+            "it is not in group galera (prod-dbd01, prod-dbd02, prod-dbd03); name one of its hosts",
+        ),
+    ],
+    ids=["unconfirmed", "not a galera node"],
+)
+def test_an_operators_bootstrap_choice_needs_its_confirmation(extra: list[str], message: str) -> None:
+    result = playbook(ROOT / "inventories" / "production", "galera-recover.yml", *extra)
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert message in out, out[-3000:]
+    assert "UNREACHABLE" not in out

@@ -103,8 +103,9 @@ def test_bootstrap_from_the_node_marked_safe() -> None:
 def test_else_from_the_highest_seqno_first_in_inventory_order() -> None:
     states = {"db1": NodeState(UUID, 10, False), "db2": NodeState(UUID, 12, False), "db3": NodeState(UUID, 12, False)}
     assert bootstrap_node(states, ["db3", "db2", "db1"]) == ("db3", [])
-    states["db2"] = NodeState(UUID, -1, False)  # crashed, position unknown: not a candidate
-    assert bootstrap_node(states, ["db1", "db2", "db3"]) == ("db3", [])
+    states["db2"] = NodeState(UUID, -1, False)  # crashed, position unknown: it may hold the newest writes
+    node, errors = bootstrap_node(states, ["db1", "db2", "db3"])
+    assert node is None and errors[0].startswith("db2 does not know its position")
 
 
 def test_nodes_stopped_together_may_all_be_safe_the_highest_seqno_wins() -> None:
@@ -229,3 +230,64 @@ def test_report_reads_wsrep_on_and_databases() -> None:
     node = NodeReport.from_result(result)
     assert node.standalone and node.databases == ("slurm_acct_db",)
     assert not NodeReport.from_result({"active": False}).standalone
+
+
+# Full-stop recovery: every combination of what the nodes report (issue: never bootstrap from a node behind another).
+def test_full_stop_all_positions_known_bootstraps_from_the_newest() -> None:
+    reports = {"db1": report(seqno=40), "db2": report(seqno=42), "db3": report(seqno=41)}
+    assert plan(reports, ORDER) == Plan("db2", ("db1", "db3"), False)
+
+
+def test_full_stop_a_node_at_minus_one_whose_recovery_found_the_highest_position_is_chosen() -> None:
+    recovered = NodeReport.from_result(
+        {"active": False, "grastate": {"uuid": UUID, "seqno": -1, "safe_to_bootstrap": False}, "recovered_seqno": 99}
+    )
+    reports = {"db1": report(seqno=40), "db2": report(seqno=42), "db3": recovered}
+    assert plan(reports, ORDER).bootstrap == "db3"
+
+
+def test_full_stop_a_node_still_at_minus_one_is_refused_by_name() -> None:
+    reports = {"db1": report(seqno=40), "db2": report(seqno=42), "db3": report(seqno=-1)}
+    result = plan(reports, ORDER)
+    assert result.bootstrap is None and result.join == ()
+    assert result.errors[0].startswith("db3 does not know its position")
+    assert "galera_bootstrap_from" in result.errors[0]
+
+
+@pytest.mark.parametrize("left_out", ["db1", "db3"])
+def test_full_stop_an_unreachable_or_limited_out_node_is_refused_by_name(left_out: str) -> None:
+    reports = {host: report(seqno=40 + index) for index, host in enumerate(ORDER) if host != left_out}
+    result = plan(reports, ORDER)
+    assert (result.bootstrap, result.join, result.stop) == (None, (), ())
+    assert result.errors[0].startswith(f"{left_out} of group 'galera' did not report")
+
+
+def test_a_new_cluster_with_a_node_missing_is_refused_too() -> None:
+    # the missing node may hold a cluster's data of its own: a "new" cluster would overwrite it when it joins
+    reports = {"db1": NodeReport(False), "db2": NodeReport(False)}
+    assert "db3 of group 'galera' did not report" in plan(reports, ORDER).errors[0]
+
+
+def test_a_running_primary_does_not_need_every_node() -> None:
+    reports = {"db1": report(True, "Primary"), "db2": report()}
+    assert plan(reports, ORDER) == Plan(None, ("db2",), False)
+
+
+def test_two_safe_to_bootstrap_nodes_the_newest_wins() -> None:
+    reports = {"db1": report(seqno=7, safe=True), "db2": report(seqno=9, safe=True), "db3": report(seqno=9)}
+    assert plan(reports, ORDER).bootstrap == "db2"
+
+
+def test_mixed_cluster_uuids_are_refused() -> None:
+    reports = {"db1": report(seqno=7), "db2": report(seqno=9, uuid=UUID.replace("5d", "6e")), "db3": report()}
+    result = plan(reports, ORDER)
+    assert result.bootstrap is None and "different Galera clusters" in result.errors[0]
+
+
+def test_the_operators_choice_overrides_positions_and_missing_nodes() -> None:
+    reports = {"db1": report(seqno=40), "db2": report(seqno=-1)}
+    assert plan(reports, ORDER, chosen="db1") == Plan("db1", ("db2",), False)
+    assert "not in group 'galera'" in plan(reports, ORDER, chosen="db9").errors[0]
+    assert "db3 did not report" in plan(reports, ORDER, chosen="db3").errors[0]
+    running = {"db1": report(True, "Primary"), "db2": report()}
+    assert "MariaDB runs on db1; a bootstrap beside" in plan(running, ORDER, chosen="db2").errors[0]
