@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import (
+    dump_errors,
     hosts_to_upgrade,
     oldest_release,
     order_errors,
@@ -35,6 +36,19 @@ def slurm_upgrade_order_errors(
     return order_errors(pending, [(str(tag), list(hosts)) for tag, hosts in steps], run_tags, skip_tags)
 
 
+def slurm_upgrade_dump_errors(
+    dump: str, tables: Sequence[str], before: Sequence[Any], restored: Sequence[Any] | None, trailer: Any
+) -> list[str]:
+    """Why the dump cannot be trusted (cut short, or restored with fewer job rows than the source had)."""
+    return dump_errors(
+        str(dump),
+        [str(t) for t in tables],
+        [int(n) for n in before],
+        None if restored is None else [int(n) for n in restored],
+        bool(trailer),
+    )
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
@@ -42,4 +56,5 @@ class FilterModule:
             "slurm_upgrade_hosts": slurm_upgrade_hosts,
             "slurm_upgrade_oldest_release": slurm_upgrade_oldest_release,
             "slurm_upgrade_order_errors": slurm_upgrade_order_errors,
+            "slurm_upgrade_dump_errors": slurm_upgrade_dump_errors,
         }

@@ -70,6 +70,10 @@ def hosts_to_upgrade(installed: Mapping[str, str], target: str) -> list[str]:
     return sorted(host for host, version in installed.items() if version and release_of(version) != goal)
 
 
+# The step of upgrade-slurm.yml that backs up what the upgrade converts: every later step needs it to have run.
+BACKUP_STEP = "backup"
+
+
 def order_errors(
     pending: Sequence[str],
     steps: Sequence[tuple[str, Sequence[str]]],
@@ -90,8 +94,15 @@ def order_errors(
         left = sorted(todo.intersection(hosts))
         if not left:
             continue
-        if runs(tag) and behind:
-            skipped = ", ".join(f"{step} ({_hosts(where)})" for step, where in behind)
+        daemons = [(step, where) for step, where in behind if step != BACKUP_STEP]
+        if runs(tag) and len(daemons) < len(behind):
+            errors.append(
+                f"the run upgrades {tag} on {_hosts(left)} but its tags leave out {BACKUP_STEP}: nothing is "
+                "converted without the dump of the accounting database and the archive of StateSaveLocation taken "
+                f"just before; add the tag {BACKUP_STEP} or drop the --tags/--skip-tags"
+            )
+        if runs(tag) and daemons:
+            skipped = ", ".join(f"{step} ({_hosts(where)})" for step, where in daemons)
             errors.append(
                 f"the run upgrades {tag} on {_hosts(left)} but its tags leave out {skipped}, still on the old "
                 f"release: Slurm's daemons go up in order (slurmdbd, slurmctld, slurmd); add those tags or drop "
@@ -109,3 +120,28 @@ def _window(release: Release) -> str:
 
 def _hosts(hosts: list[str]) -> str:
     return ", ".join(hosts[:5]) + (f" and {len(hosts) - 5} more" if len(hosts) > 5 else "")
+
+
+def dump_errors(
+    dump: str, tables: Sequence[str], before: Sequence[int], restored: Sequence[int] | None, trailer: bool
+) -> list[str]:
+    """Why a dump of the accounting database cannot be trusted: it lacks mysqldump's closing line (cut short),
+    or, restored into a scratch database, a job table holds fewer rows than the source held before the dump
+    began (``restored`` None: the restore was not asked for). Records only grow while slurmdbd runs, so a
+    restored count at least the count read before the dump proves the dump holds every job of before."""
+    errors = []
+    if not trailer:
+        errors.append(
+            f"{dump}: the dump does not end with mysqldump's 'Dump completed' line - it was cut short (disk full, "
+            "the dump killed); free space in the backup directory and run again"
+        )
+    if restored is not None:
+        if len(restored) != len(tables):
+            errors.append(f"{dump}: restored, it holds {len(restored)} job tables, the database {len(tables)}")
+        for table, rows, copied in zip(tables, before, restored, strict=False):
+            if copied < rows:
+                errors.append(
+                    f"{dump}: restored, {table} holds {copied} rows, the database held {rows} before the dump; "
+                    "the dump is incomplete - nothing was converted, run again"
+                )
+    return errors

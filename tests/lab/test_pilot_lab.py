@@ -221,6 +221,40 @@ def cluster_tres(ctl: str) -> str:
     return docker_exec(ctl, "sacctmgr", "--noheader", "--parsable2", "show", "cluster", "format=TRES").strip()
 
 
+def removal_refused_while_slurmctld_is_down(ctl: str, job: str) -> None:
+    """slurmctld does not answer (as during a failover) when remove-node.yml asks about the node: the run stops,
+    naming why, and the node keeps its configuration, its state and its running job."""
+    job = job.strip()
+    docker_exec(ctl, "systemctl", "stop", "slurmctld")
+    try:
+        refused = lifecycle("remove-node.yml", "pilot-gpu02")
+    finally:
+        docker_exec(ctl, "systemctl", "start", "slurmctld")
+    assert refused.returncode != 0
+    message = " ".join(refused.stdout.split())
+    assert "slurmctld did not answer about pilot-gpu02" in message, failures(refused.stdout)
+    assert "Unable to contact slurm controller" in message, failures(refused.stdout)
+    deadline = time.monotonic() + 60
+    while (
+        "is UP"
+        not in subprocess.run(
+            ["docker", "exec", ctl, "scontrol", "ping"], capture_output=True, text=True, check=False
+        ).stdout
+        and time.monotonic() < deadline
+    ):
+        time.sleep(2)
+    assert docker_exec(ctl, "squeue", "--noheader", "--format=%T %N", "--job", job).split() == [
+        "RUNNING",
+        "pilot-gpu02",
+    ]
+    node = docker_exec(ctl, "scontrol", "show", "node", "pilot-gpu02")  # still configured (check=True)
+    assert "DRAIN" not in node, node
+    docker_exec(ctl, "scancel", job)
+    deadline = time.monotonic() + 60
+    while docker_exec(ctl, "squeue", "--noheader", "--job", job).strip() and time.monotonic() < deadline:
+        time.sleep(2)
+
+
 def test_remove_node_waits_for_its_job_then_scale_brings_it_back(lab: Lab) -> None:
     """remove-node.yml takes pilot-gpu02 out while a job runs there (it waits for the job), scale.yml adds it
     back; both leave the other node's jobs alone and a second run of each changes nothing."""
@@ -237,8 +271,9 @@ def test_remove_node_waits_for_its_job_then_scale_brings_it_back(lab: Lab) -> No
     assert set(nodes[0::2]) == {"pilot-gpu01", "pilot-gpu02"}, nodes
     assert not any("drain" in state for state in nodes[1::2]), nodes
     small = ("sbatch", "--parsable", "--mem=100M", "--gres=gpu:h100:1")
-    on_leaving = docker_exec(ctl, *small, "--nodelist=pilot-gpu02", "--wrap=sleep 30").strip()
     on_staying = docker_exec(ctl, *small, "--nodelist=pilot-gpu01", "--wrap=sleep 900").strip()
+    removal_refused_while_slurmctld_is_down(ctl, docker_exec(ctl, *small, "--nodelist=pilot-gpu02", "--wrap=sleep 900"))
+    on_leaving = docker_exec(ctl, *small, "--nodelist=pilot-gpu02", "--wrap=sleep 30").strip()
     start = time.monotonic()
     removed = lifecycle("remove-node.yml", "pilot-gpu02")
     print(f"\npilot lab: remove-node.yml took {time.monotonic() - start:.0f} s (one 30 s job to wait for)")

@@ -87,3 +87,25 @@ def test_tags_that_upgrade_a_step_before_an_earlier_one_are_refused() -> None:
         "the run upgrades slurmctld on ctl01",
         "the run upgrades slurmd on gpu01",
     ]
+
+
+def test_no_tag_skips_the_backup_of_what_is_converted() -> None:
+    steps = [("backup", ["dbd01", "ctl01"]), *STEPS]
+    for run_tags, skip_tags in ((["slurmdbd"], []), (["all"], ["backup"])):
+        errors = order_errors(["dbd01", "ctl01"], steps, run_tags, skip_tags)
+        assert errors and errors[0].startswith("the run upgrades slurmdbd on dbd01 but its tags leave out backup:")
+    assert order_errors(["dbd01", "ctl01"], steps, ["backup", "slurmdbd", "slurmctld"], []) == []
+    assert order_errors(["gpu01"], steps, ["slurmd"], []) == []  # the servers are done: nothing to back up
+
+
+def test_a_dump_is_trusted_only_whole_and_with_every_row_of_before() -> None:
+    from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import dump_errors
+
+    tables = ["pilot_job_table", "pod2_job_table"]
+    assert dump_errors("d.sql.gz", tables, [7, 3], [9, 3], True) == []
+    assert dump_errors("d.sql.gz", tables, [7, 3], None, True) == []
+    (cut,) = dump_errors("d.sql.gz", tables, [7, 3], None, False)
+    assert "does not end with mysqldump's 'Dump completed' line" in cut
+    (short,) = dump_errors("d.sql.gz", tables, [7, 3], [7, 0], True)
+    assert "pod2_job_table holds 0 rows, the database held 3 before the dump" in short
+    assert "holds 1 job tables, the database 2" in dump_errors("d.sql.gz", tables, [7, 3], [7], True)[0]
