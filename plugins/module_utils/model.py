@@ -26,6 +26,9 @@ GROUP_STORAGE = "storage"
 ROLE_GROUPS = (GROUP_CONTROLLERS, GROUP_DBD, GROUP_LOGIN, GROUP_COMPUTE, GROUP_STORAGE)
 
 AUTODETECT_METHODS = ("off", "nvml", "nvidia", "full")
+# The strings Ansible's bool filter reads as booleans (what `-e flag=false` and a quoted 'yes' arrive as).
+TRUE_WORDS = frozenset({"true", "yes", "on", "y", "t", "1"})
+FALSE_WORDS = frozenset({"false", "no", "off", "n", "f", "0"})
 TOPOLOGY_PLUGINS = ("none", "tree", "block")
 
 
@@ -285,10 +288,10 @@ class _Reader:
             if isinstance(value, str) and value.strip().isdigit():
                 value = int(value)
             else:
-                self.error(f"{where}.{key}: expected an integer, got {_kind(value)} {value!r}")
+                self.error(f"{_at(where, key)}: expected an integer, got {_kind(value)} {value!r}")
                 return default
         if not minimum <= value <= maximum:
-            self.error(f"{where}.{key}: {value} is out of range {minimum}..{maximum}")
+            self.error(f"{_at(where, key)}: {value} is out of range {minimum}..{maximum}")
             return default
         return int(value)
 
@@ -316,29 +319,29 @@ class _Reader:
             return default
         if isinstance(value, bool):
             self.error(
-                f"{where}.{key}: expected a string, got a boolean; YAML reads yes/no/on/off/true/false unquoted as "
+                f"{_at(where, key)}: expected a string, got a boolean; YAML reads yes/no/on/off/true/false unquoted as "
                 "booleans - quote it"
             )
             return default
         if isinstance(value, float):
             self.error(
-                f"{where}.{key}: expected a string, got the number {value!r}; YAML drops a release's or a "
+                f"{_at(where, key)}: expected a string, got the number {value!r}; YAML drops a release's or a "
                 f"version's trailing zero (23.10 -> 23.1) - quote it"
             )
             return default
         if isinstance(value, int):
             if not numbers:
                 self.error(
-                    f"{where}.{key}: expected a string, got the number {value}; YAML reads unquoted digits as a "
+                    f"{_at(where, key)}: expected a string, got the number {value}; YAML reads unquoted digits as a "
                     "number (a leading 0 as octal: 024 -> 20) - quote it"
                 )
                 return default
             value = str(value)
         if not isinstance(value, str):
-            self.error(f"{where}.{key}: expected a string, got {_kind(value)}")
+            self.error(f"{_at(where, key)}: expected a string, got {_kind(value)}")
             return default
         if choices and value not in choices:
-            self.error(f"{where}.{key}: '{value}' is not one of {', '.join(choices)}")
+            self.error(f"{_at(where, key)}: '{value}' is not one of {', '.join(choices)}")
             return default
         return value
 
@@ -350,7 +353,7 @@ class _Reader:
             if 0 <= value < 60:
                 return str(value)
             self.error(
-                f"{where}.{key}: got the number {value}; an unquoted time such as 48:00:00 is read by YAML as a "
+                f"{_at(where, key)}: got the number {value}; an unquoted time such as 48:00:00 is read by YAML as a "
                 f"base-60 number ({value} here, which Slurm would read as {value} minutes) - quote it: "
                 f"'{_sexagesimal(value)}' (or '{value}' if minutes were meant)"
             )
@@ -358,12 +361,13 @@ class _Reader:
         return self.string(data, key, where, default=default)
 
     def boolean(self, data: Mapping[str, Any], key: str, where: str, *, default: bool = False) -> bool:
+        """true/false, or the words Ansible's bool filter reads (-e key=false arrives as the string 'false')."""
         value = data.get(key, default)
         if isinstance(value, bool):
             return value
-        self.error(
-            f"{where}.{key}: expected true or false, got {_kind(value)} {value!r} (a quoted 'yes' is a string in YAML)"
-        )
+        if isinstance(value, str) and value.strip().lower() in TRUE_WORDS | FALSE_WORDS:
+            return value.strip().lower() in TRUE_WORDS
+        self.error(f"{_at(where, key)}: expected true or false, got {_kind(value)} {value!r}; write true or false")
         return default
 
     def strings(self, data: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
@@ -374,14 +378,14 @@ class _Reader:
             return tuple(item.strip() for item in value.split(",") if item.strip())
         if isinstance(value, Sequence) and any(isinstance(v, (bool, float)) for v in value):
             self.error(
-                f"{where}.{key}: {list(value)!r} holds a boolean or a decimal number where a word belongs; YAML "
+                f"{_at(where, key)}: {list(value)!r} holds a boolean or a decimal number where a word belongs; YAML "
                 "reads unquoted yes/no/on/off/true/false as booleans (OFF -> false) and drops trailing zeros - "
                 "quote each item"
             )
             return ()
         if isinstance(value, Sequence) and all(isinstance(v, (str, int)) for v in value):
             return tuple(str(v) for v in value)
-        self.error(f"{where}.{key}: expected a list of strings, got {_kind(value)}")
+        self.error(f"{_at(where, key)}: expected a list of strings, got {_kind(value)}")
         return ()
 
     def hosts(self, value: Any, where: str) -> tuple[str, ...]:
@@ -396,6 +400,12 @@ class _Reader:
         except HostlistError as exc:
             self.error(f"{where}: cannot parse hostlist {value!r}: {exc}")
             return ()
+
+
+def _at(where: str, key: str) -> str:
+    """Where a key's value sits: cluster_configless for a top-level variable, cluster_partitions[gpu].max_time
+    for a key of a mapping."""
+    return where if where == f"cluster_{key}" else f"{where}.{key}"
 
 
 def _sexagesimal(value: int) -> str:

@@ -154,7 +154,7 @@ CASES: list[tuple[str, Mutation, str]] = [
     ("bad oversubscribe", _set("partitions.0.oversubscribe", "MAYBE"), "'MAYBE' must be NO, EXCLUSIVE"),
     ("bad partition preempt mode", _set("partitions.1.preempt_mode", "KILL"), "'KILL' is not one of"),
     ("partition qos undeclared", _set("partitions.0.qos", "gold"), "QOS 'gold' is not declared in cluster_qos"),
-    ("default as string", _set("partitions.0.default", "yes"), "expected true or false, got a string 'yes'"),
+    ("default as string", _set("partitions.0.default", "maybe"), "expected true or false, got a string 'maybe'"),
     ("partitions not a list", _set("partitions", {"gpu": {}}), "cluster_partitions: expected a list"),
     ("qos preempts unknown", _set("qos.high.preempt", ["scavenger"]), "QOS scavenger not declared in cluster_qos"),
     ("qos preempts itself", _set("qos.high.preempt", ["high"]), "a QOS cannot preempt itself"),
