@@ -16,6 +16,7 @@ import netaddr
 from .hostlist import fold, padding_collisions
 from .model import Cluster, NodeType, Switch
 from .releases import autodetect_allowed
+from .slurm_keys import key_error, plugin_errors
 from .topology import topology_names
 
 # GPU models and the NVML device-name fragment Slurm matches the GRES type against (the type must be a
@@ -411,6 +412,9 @@ def check_partition_limits(cluster: Cluster) -> list[str]:
             owner = PARTITION_MODEL_KEYS.get(key.lower())
             if owner:
                 errors.append(f"{where}.options.{key}: written by the model; set the partition's {owner} instead")
+            else:
+                unknown = key_error(f"{where}.options.{key}", key, "partition", str(cluster.release))
+                errors += [unknown] if unknown else []
         modes = {m.strip().upper() for m in partition.preempt_mode.split(",") if m.strip()}
         if "SUSPEND" in modes and "GANG" not in global_modes:
             errors.append(
@@ -603,10 +607,14 @@ def check_health_check(cluster: Cluster) -> list[str]:
 
 def check_slurm_config(cluster: Cluster) -> list[str]:
     errors = []
+    release = str(cluster.release)
     for key, value in cluster.slurm_config:
         owner = MODEL_OWNED_KEYS.get(key.lower())
         if owner:
             errors.append(f"cluster_slurm_config.{key}: written by the model; set {owner} instead")
+        elif key.lower() != "include":
+            unknown = key_error(f"cluster_slurm_config.{key}", key, "slurm.conf", release)
+            errors += [unknown] if unknown else plugin_errors(f"cluster_slurm_config.{key}", key, value, release)
         if key.lower() == "include" and cluster.configless and "/" in str(value):
             errors.append(
                 f"cluster_slurm_config.Include: '{value}' has a path; configless slurmd only receives "

@@ -466,3 +466,19 @@ def test_unknown_project_variables_are_refused_with_a_suggestion() -> None:
     # read from the roles: defaults, argument specs of every entry point, what tasks set
     assert {"cluster_scheduling", "pacemaker_lab_without_fencing", "slurm_upgrade_apt_release"} <= known
     assert {"cluster", "slurm", "slurm_upgrade", "login_pool"} <= set(prefixes)
+
+
+def test_pass_through_keys_and_plugins_are_checked_against_the_release() -> None:
+    spec = valid_spec()
+    spec["slurm_config"] = {"SchedulerParamters": "bf_continue", "SelectType": "select/cons_res"}
+    spec["partitions"][0]["options"] = {"MaxCPUsPerNod": "8"}
+    errors = inventory_errors(spec, valid_groups())
+    assert any(
+        "SchedulerParamters is not a slurm.conf key of Slurm 24.11" in e and "SchedulerParameters?" in e for e in errors
+    )
+    assert any("SelectType: Slurm 24.11 has no plugin select/cons_res (only Slurm 22.05 ships it)" in e for e in errors)
+    assert any("options.MaxCPUsPerNod: MaxCPUsPerNod is not a partition option" in e for e in errors), errors
+    spec = valid_spec()
+    spec["slurm_config"] = {"TaskPlugin": "task/cgroup,task/bogus", "SbcastParameters": "DestDir=/tmp"}
+    (error,) = inventory_errors(spec, valid_groups())
+    assert "has no plugin task/bogus (no release in scope ships it)" in error

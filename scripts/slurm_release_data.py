@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Writes plugins/module_utils/slurm_release_data.py: what each Slurm release in scope accepts, read from
+Debian's own packages of it in the lab images (gpucluster/lab:bookworm = 22.05, trixie = 24.11, sid = 26.05).
+
+- the keys of slurm.conf (its PARAMETERS section), of partition and node lines, and of gres.conf,
+  cgroup.conf, oci.conf, slurmdbd.conf and topology.conf, from the man pages (section 5) the packages ship;
+- the slurm.conf keys slurmctld's parser knows without documenting them (SbcastParameters, obsolete keys it
+  ignores): the CamelCase strings of libslurmfull.so, where the parser's option table lives - used only to
+  avoid refusing a key Slurm reads, never to accept a typo the man page and the library both lack;
+- the plugins installed with the daemons (/usr/lib/x86_64-linux-gnu/slurm-wlm/*.so).
+
+Run after lab/images/build.sh:  .venv/bin/python scripts/slurm_release_data.py [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import pprint
+import re
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUTPUT = ROOT / "plugins" / "module_utils" / "slurm_release_data.py"
+SUITES = {"bookworm": "22.05", "trixie": "24.11", "sid": "26.05"}
+MAN_PAGES = ("slurm.conf", "gres.conf", "cgroup.conf", "oci.conf", "slurmdbd.conf", "topology.conf")
+LIBRARY = "/usr/lib/x86_64-linux-gnu/slurm-wlm/libslurmfull.so"
+PLUGIN_DIR = "/usr/lib/x86_64-linux-gnu/slurm-wlm"
+# Sections of slurm.conf(5) whose .TP entries are keys of one kind of line.
+SLURM_CONF_SECTIONS = {"PARAMETERS": "slurm.conf", "PARTITION CONFIGURATION": "partition", "NODE CONFIGURATION": "node"}
+_KEY = re.compile(r"^\\fB([A-Z][A-Za-z0-9]*)\\fR")
+_CAMEL = re.compile(rb"(?<=\x00)[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?=\x00)")
+
+
+def man_keys(text: str) -> dict[str, list[str]]:
+    """The keys a man page documents, per section: the bold name after a bare `.TP` outside indented blocks
+    (values of a key are listed in `.RS` blocks or under `.TP N`)."""
+    section, depth = "", 0
+    keys: dict[str, list[str]] = {}
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith(".SH"):
+            section, depth = line[3:].strip().strip('"'), 0
+        elif line.startswith(".RS"):
+            depth += 1
+        elif line.startswith(".RE"):
+            depth = max(0, depth - 1)
+        elif line.strip() == ".TP" and depth == 0 and index + 1 < len(lines):
+            match = _KEY.match(lines[index + 1])
+            if match and match.group(1) not in keys.setdefault(section, []):
+                keys[section].append(match.group(1))
+    return keys
+
+
+def _suite_files(suite: str) -> dict[str, bytes]:
+    """The man pages, the library and the plugin list of a lab image, as one tar stream from `docker run`."""
+    script = (
+        "set -e; mkdir -p /tmp/x; cd /tmp/x; "
+        f"for page in {' '.join(MAN_PAGES)}; do cp /usr/share/man/man5/$page.5.gz . 2>/dev/null || true; done; "
+        f"cp {LIBRARY} libslurmfull.so; ls {PLUGIN_DIR} > plugins.txt; "
+        "dpkg-query -W -f='${Version}' slurmctld > version; tar -cf - ."
+    )
+    result = subprocess.run(
+        ["docker", "run", "--rm", "--entrypoint", "bash", f"gpucluster/lab:{suite}", "-c", script],
+        capture_output=True,
+        check=True,
+        timeout=300,
+    )
+    files: dict[str, bytes] = {}
+    with tarfile.open(fileobj=io.BytesIO(result.stdout)) as archive:
+        for member in archive.getmembers():
+            handle = archive.extractfile(member)
+            if handle is not None:
+                files[member.name.removeprefix("./")] = handle.read()
+    return files
+
+
+def release_data(suite: str) -> dict[str, object]:
+    files = _suite_files(suite)
+    data: dict[str, object] = {"debian_version": files["version"].decode()}
+    for page in MAN_PAGES:
+        raw = files.get(f"{page}.5.gz")
+        if raw is None:
+            continue
+        sections = man_keys(gzip.decompress(raw).decode("utf-8", "replace"))
+        if page == "slurm.conf":
+            for section, kind in SLURM_CONF_SECTIONS.items():
+                data[kind] = sorted(sections.get(section, []), key=str.lower)
+        else:
+            data[page] = sorted({key for keys in sections.values() for key in keys}, key=str.lower)
+    documented = {key.lower() for key in data["slurm.conf"]}  # type: ignore[attr-defined]
+    strings = {word.decode() for word in _CAMEL.findall(files["libslurmfull.so"])}
+    data["slurm.conf undocumented"] = sorted((s for s in strings if s.lower() not in documented), key=str.lower)
+    plugins = files["plugins.txt"].decode().split()
+    data["plugins"] = sorted(
+        name.removesuffix(".so") for name in plugins if name.endswith(".so") and "libslurm" not in name
+    )
+    return data
+
+
+def render(data: dict[str, dict[str, object]]) -> str:
+    body = pprint.pformat(data, width=116, sort_dicts=True, compact=True)
+    return (
+        '"""What each Slurm release in scope accepts, read from Debian\'s packages of it (generated by\n'
+        "scripts/slurm_release_data.py from the lab images; do not edit): the keys of slurm.conf, of its partition\n"
+        "and node lines, of gres.conf, cgroup.conf, oci.conf, slurmdbd.conf and topology.conf (from the man pages),\n"
+        "the slurm.conf keys the parser knows without a man page entry (from libslurmfull.so) and the plugins\n"
+        'installed with the daemons."""\n\n'
+        "from __future__ import annotations\n\n"
+        f"RELEASE_DATA: dict[str, dict[str, object]] = {body}\n"
+    )
+
+
+def formatted(text: str) -> str:
+    """The text as ruff formats it (the repository's style, so that the linters pass on the output)."""
+    result = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "ruff"), "format", "--stdin-filename", str(OUTPUT), "-"],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="fail when the committed file differs")
+    args = parser.parse_args()
+    text = formatted(render({release: release_data(suite) for suite, release in SUITES.items()}))
+    if args.check:
+        if OUTPUT.read_text() != text:
+            print(f"{OUTPUT.relative_to(ROOT)} is out of date: run scripts/slurm_release_data.py", file=sys.stderr)
+            return 1
+        return 0
+    OUTPUT.write_text(text)
+    print(f"wrote {OUTPUT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
