@@ -133,6 +133,68 @@ def load_configs(
         shutil.rmtree(work, ignore_errors=True)
 
 
+# A throw-away controller with its own slurm.conf (and gres.conf), no slurmd: does slurmctld start on it, and
+# what does it report? With ACCOUNTING=1 a MariaDB and a slurmdbd run beside it and the cluster is registered.
+SMALL_RUN = r"""
+set -u
+cp /work/slurm.conf /etc/slurm/slurm.conf
+[ -s /work/gres.conf ] && cp /work/gres.conf /etc/slurm/gres.conf
+cat /work/hosts >> /etc/hosts
+mkdir -p /run/munge /var/log/slurm /var/spool/slurmctld
+chown munge: /run/munge /var/log/munge /var/lib/munge /etc/munge
+chown slurm: /var/log/slurm /var/spool/slurmctld
+[ -s /etc/munge/munge.key ] || runuser -u munge -- mungekey -c
+runuser -u munge -- munged
+if [ "$ACCOUNTING" = 1 ]; then
+  mkdir -p /run/mysqld && chown mysql: /run/mysqld
+  (runuser -u mysql -- /usr/sbin/mariadbd >/dev/null 2>&1 &)
+  for _ in $(seq 1 60); do mysqladmin ping >/dev/null 2>&1 && break; sleep 0.5; done
+  mysql -e "CREATE USER 'slurm'@'localhost' IDENTIFIED BY 'pw'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost';"
+  for line in AuthType=auth/munge DbdHost=localhost SlurmUser=slurm StorageType=accounting_storage/mysql \
+      StorageUser=slurm StoragePass=pw LogFile=/var/log/slurm/slurmdbd.log; do echo "$line"; done \
+    >/etc/slurm/slurmdbd.conf
+  chown slurm: /etc/slurm/slurmdbd.conf; chmod 600 /etc/slurm/slurmdbd.conf
+  slurmdbd
+  for _ in $(seq 1 40); do ss -ltn | grep -q ':6819 ' && break; sleep 0.5; done
+  sacctmgr -i add cluster "$(sed -n 's/^ClusterName=//p' /etc/slurm/slurm.conf)" >/dev/null 2>&1
+fi
+slurmctld -D -i >/work/out 2>&1 &
+for _ in $(seq 1 40); do
+  if scontrol ping 2>/dev/null | grep -q 'is UP'; then
+    echo UP; scontrol show partitions -o; scontrol show nodes -o
+    [ "$ACCOUNTING" = 1 ] && { sleep 2; sacctmgr -n -P show cluster format=cluster;
+      mysql -N -e "SHOW TABLES FROM slurm_acct_db LIKE '%job_table'"; cat /var/log/slurm/slurmdbd.log; }
+    exit 0
+  fi
+  kill -0 $! 2>/dev/null || break
+  sleep 0.5
+done
+echo DOWN; cat /work/out
+"""
+
+
+def small_slurmctld(
+    suite: str, slurm_conf: str, gres_conf: str = "", hosts: tuple[str, ...] = (), accounting: bool = False
+) -> tuple[bool, str]:
+    """Start slurmctld of ``suite`` (hostname ctl) on ``slurm_conf``: (whether it answered, what it reported or
+    said). ``hosts`` resolve to loopback addresses; ``accounting`` runs MariaDB and slurmdbd beside it."""
+    with tempfile.TemporaryDirectory(prefix="gpucluster-small-") as work:
+        Path(work, "slurm.conf").write_text(slurm_conf)
+        Path(work, "gres.conf").write_text(gres_conf)
+        lines = [f"127.0.{i >> 8}.{i & 255} {host}" for i, host in enumerate(hosts, start=2)]
+        Path(work, "hosts").write_text("".join(f"{line}\n" for line in lines))
+        Path(work, "run.sh").write_text(SMALL_RUN)
+        docker = ["docker", "run", "--rm", "--hostname", "ctl", "--entrypoint", "bash", "-v", f"{work}:/work"]
+        result = subprocess.run(
+            [*docker, "-e", f"ACCOUNTING={int(accounting)}", IMAGE.format(suite=suite), "/work/run.sh"],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+    return result.stdout.startswith("UP"), result.stdout + result.stderr
+
+
 def expand_hostlist(suite: str, expressions: list[str]) -> list[list[str]]:
     """Slurm's own expansion of hostlist expressions (scontrol show hostnames; 22.05 wants a slurm.conf)."""
     with tempfile.TemporaryDirectory(prefix="gpucluster-hostnames-") as work:

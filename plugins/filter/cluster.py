@@ -118,7 +118,7 @@ def cluster_node_gpus(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str
             "count": gpu.count,
             "devices": list(gpu.devices),
             "autodetect": gpu.autodetect,
-            "nvml_name": gpu.nvml_name or GPU_CATALOGUE.get(gpu.type, ""),
+            "nvml_name": gpu.nvml_name or GPU_CATALOGUE.get(gpu.type.lower(), ""),
             "mig": gpu.mig,
         }
         result.update(dict.fromkeys(node_type.hosts, entry))

@@ -649,10 +649,15 @@ def _read_node_types(reader: _Reader, raw: Any, groups: Mapping[str, tuple[str, 
                 f"{where}.group: inventory group '{group}' does not exist; create it under "
                 f"'{GROUP_COMPUTE}' with this node type's hosts"
             )
-        sockets = reader.required_int(body, "sockets", where, maximum=64)
-        cores = reader.required_int(body, "cores_per_socket", where, maximum=1024)
-        threads = reader.integer(body, "threads_per_core", where, default=1, minimum=1, maximum=8) or 1
-        cpus = reader.integer(body, "cpus", where, default=sockets * cores * threads, minimum=1, maximum=65536) or 1
+        if "cpus" in body and not {"sockets", "cores_per_socket", "threads_per_core"} & set(body):
+            # CPUs alone, as slurm.conf allows: Slurm lays them out itself (sockets, cores and threads unset: 0)
+            sockets = cores = threads = 0
+            cpus = reader.required_int(body, "cpus", where, maximum=65536)
+        else:
+            sockets = reader.required_int(body, "sockets", where, maximum=64)
+            cores = reader.required_int(body, "cores_per_socket", where, maximum=1024)
+            threads = reader.integer(body, "threads_per_core", where, default=1, minimum=1, maximum=8) or 1
+            cpus = reader.integer(body, "cpus", where, default=sockets * cores * threads, minimum=1, maximum=65536) or 1
         result.append(
             NodeType(
                 name=str(name),

@@ -262,9 +262,9 @@ def node_lines(node_type: NodeType) -> list[str]:
     gpu = node_type.gpu
     attributes: list[tuple[str, Any]] = [
         ("CPUs", node_type.cpus),
-        ("Sockets", node_type.sockets),
-        ("CoresPerSocket", node_type.cores_per_socket),
-        ("ThreadsPerCore", node_type.threads_per_core),
+        ("Sockets", node_type.sockets or None),
+        ("CoresPerSocket", node_type.cores_per_socket or None),
+        ("ThreadsPerCore", node_type.threads_per_core or None),
         ("RealMemory", node_type.real_memory_mb),
         ("MemSpecLimit", node_type.mem_spec_limit_mb or None),
         ("TmpDisk", node_type.tmp_disk_mb or None),

@@ -6,6 +6,7 @@ is wrong and how to fix it. All offenders are listed at once (host lists folded)
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
 from collections import Counter
@@ -43,9 +44,11 @@ GPU_CATALOGUE: dict[str, str] = {
     "v100": "Tesla V100",
 }
 RESERVED_NAMES = frozenset({"all", "default", "none", "unlimited", "infinite", "localhost"})
-NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+# Names as the real daemons take them (tests/integration/test_names_slurm_accepts.py: slurmctld of 22.05, 24.11 and
+# 26.05, slurmdbd of 22.05): '-' included (llm-training, high-mem, gpu-a100).
+NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
 HOST_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?$")
-CLUSTER_NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+CLUSTER_NAME_RE = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
 DEVICE_RE = re.compile(r"^/dev/nvidia\d+$")
 # ASCII digits only: \d would let Unicode digits through, which Slurm does not read.
 TIME_RE = re.compile(
@@ -93,7 +96,7 @@ def check_cluster_name(cluster: Cluster) -> list[str]:
     if not CLUSTER_NAME_RE.match(cluster.name):
         return [
             f"cluster_name: '{cluster.name}' is not a valid Slurm ClusterName; use lowercase letters, "
-            "digits and '_', starting with a letter, at most 40 characters (it names database tables)"
+            "digits, '-' and '_', starting with a letter, at most 40 characters (it names database tables)"
         ]
     return []
 
@@ -168,7 +171,7 @@ def _check_name(kind: str, where: str, name: str) -> list[str]:
     if name.lower() in RESERVED_NAMES:
         return [f"{where}: '{name}' is a Slurm reserved word; choose another {kind} name"]
     if not NAME_RE.match(name):
-        return [f"{where}: {kind} name '{name}' must be lowercase letters, digits and '_', starting with a letter"]
+        return [f"{where}: {kind} name '{name}' must be lowercase letters, digits, '-' and '_', starting with a letter"]
     return []
 
 
@@ -191,9 +194,9 @@ def check_node_types(cluster: Cluster) -> list[str]:
         errors += _check_hardware(cluster, node_type, where)
         errors += _check_gpu(cluster, node_type, where)
         for feature in node_type.features:
-            if not re.match(r"^[A-Za-z0-9_.]+$", feature):
+            if not re.match(r"^[A-Za-z0-9_.-]+$", feature):
                 errors.append(
-                    f"{where}.features: '{feature}' may hold letters, digits, '_' and '.' only "
+                    f"{where}.features: '{feature}' may hold letters, digits, '-', '_' and '.' only "
                     "(Slurm reads & | , [ ] * as constraint operators)"
                 )
     return errors
@@ -202,7 +205,7 @@ def check_node_types(cluster: Cluster) -> list[str]:
 def _check_hardware(cluster: Cluster, node_type: NodeType, where: str) -> list[str]:
     errors = []
     physical = node_type.sockets * node_type.cores_per_socket
-    if node_type.cpus not in (physical, physical * node_type.threads_per_core):
+    if physical and node_type.cpus not in (physical, physical * node_type.threads_per_core):
         errors.append(
             f"{where}.cpus: {node_type.cpus} matches neither sockets x cores_per_socket ({physical}) "
             f"nor that x threads_per_core ({physical * node_type.threads_per_core}); fix the "
@@ -230,18 +233,24 @@ def _check_gpu(cluster: Cluster, node_type: NodeType, where: str) -> list[str]:
         return []
     where = f"{where}.gpu"
     errors = []
-    if gpu.type and gpu.type not in GPU_CATALOGUE and not gpu.nvml_name:
+    # Any GRES type name Slurm takes (a100-sxm, A40); with AutoDetect Slurm matches it against the NVML device
+    # name, so it must then be a catalogue model or come with the NVML name it is part of.
+    known = gpu.type.lower() in GPU_CATALOGUE
+    if gpu.type and gpu.autodetect != "off" and not known and not gpu.nvml_name:
+        close = difflib.get_close_matches(gpu.type.lower(), GPU_CATALOGUE, n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}?)" if close else ""
         errors.append(
-            f"{where}.type: unknown GPU type '{gpu.type}'; use one of {', '.join(sorted(GPU_CATALOGUE))}"
-            ", or set nvml_name to the device name nvidia-smi prints"
+            f"{where}.type: '{gpu.type}' is not a GPU model of the catalogue{hint}"
+            f", and autodetect {gpu.autodetect} matches the type against the NVML device name; set nvml_name to "
+            "the name nvidia-smi prints, or use autodetect: off with devices"
         )
-    if gpu.nvml_name and gpu.type and gpu.type not in gpu.nvml_name.lower().replace(" ", "_"):
+    if gpu.nvml_name and gpu.type and gpu.type.lower() not in gpu.nvml_name.lower().replace(" ", "_"):
         errors.append(
             f"{where}.type: '{gpu.type}' is not a substring of the NVML name '{gpu.nvml_name}'; "
             "Slurm matches GRES types that way and would ignore the detected GPUs"
         )
-    if gpu.type and not re.match(r"^[a-z0-9_]+$", gpu.type):
-        errors.append(f"{where}.type: '{gpu.type}' must be lowercase letters, digits and '_'")
+    if gpu.type and not re.match(r"^[A-Za-z0-9_.-]+$", gpu.type):
+        errors.append(f"{where}.type: '{gpu.type}' may hold letters, digits, '-', '_' and '.' only")
     if gpu.autodetect == "off":
         if len(gpu.devices) != gpu.count:
             errors.append(

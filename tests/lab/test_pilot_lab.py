@@ -225,6 +225,10 @@ def removal_refused_while_slurmctld_is_down(ctl: str, job: str) -> None:
     """slurmctld does not answer (as during a failover) when remove-node.yml asks about the node: the run stops,
     naming why, and the node keeps its configuration, its state and its running job."""
     job = job.strip()
+    deadline = time.monotonic() + 120
+    while docker_exec(ctl, "squeue", "--noheader", "--format=%T", "--job", job).strip() != "RUNNING":
+        assert time.monotonic() < deadline, f"job {job} did not start on pilot-gpu02"
+        time.sleep(2)
     docker_exec(ctl, "systemctl", "stop", "slurmctld")
     try:
         refused = lifecycle("remove-node.yml", "pilot-gpu02")

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from ansible_collections.gpucluster.cluster.plugins.module_utils import render
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError, build_cluster
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import inventory_errors
 
@@ -71,7 +72,12 @@ CASES: list[tuple[str, Mutation, str]] = [
     ("group not declared", _groups(lambda g: g.pop("storage")), "group 'storage' is not declared"),
     ("no controllers", _groups(lambda g: g.update(controllers=[])), "group 'controllers' is empty"),
     ("three dbd hosts", _groups(lambda g: g.update(dbd=["d1", "d2", "d3"])), "group 'dbd' has 3 hosts"),
-    ("unknown gpu type", _set("node_types.h100.gpu.type", "h1000"), "unknown GPU type 'h1000'"),
+    (
+        "unknown gpu type with autodetect",
+        lambda s, g: nt(s)["gpu"].update(type="h1000", autodetect="nvml"),
+        "'h1000' is not a GPU model of the catalogue (did you mean h100?), and autodetect nvml matches",
+    ),
+    ("gpu type with a space", _set("node_types.h100.gpu.type", "h100 sxm"), "may hold letters, digits, '-'"),
     (
         "gpu type not in nvml name",
         _set("node_types.h100.gpu.nvml_name", "NVIDIA A100-SXM4-80GB"),
@@ -421,7 +427,7 @@ def test_the_valid_inventory_passes() -> None:
 def test_all_errors_are_reported_at_once() -> None:
     spec, groups = valid_spec(), valid_groups()
     spec["name"] = ""
-    spec["node_types"]["h100"]["gpu"]["type"] = "h1000"
+    spec["node_types"]["h100"]["gpu"].update(type="h1000", autodetect="nvml")
     spec["partitions"][0]["max_time"] = "forever"
     with pytest.raises(InventoryError) as caught:
         build_cluster(spec, groups)
@@ -482,3 +488,19 @@ def test_pass_through_keys_and_plugins_are_checked_against_the_release() -> None
     spec["slurm_config"] = {"TaskPlugin": "task/cgroup,task/bogus", "SbcastParameters": "DestDir=/tmp"}
     (error,) = inventory_errors(spec, valid_groups())
     assert "has no plugin task/bogus (no release in scope ships it)" in error
+
+
+def test_names_slurm_takes_are_accepted() -> None:
+    """Decided by the real daemons (tests/integration/test_names_slurm_accepts.py): '-' in the cluster's,
+    partitions' and node types' names and in features, any GRES type with File= devices, CPUs alone."""
+    spec, groups = valid_spec(), valid_groups()
+    spec["name"] = "llm-training"
+    spec["partitions"][0]["name"] = "high-mem"
+    spec["node_types"]["h100"]["features"] = ["gpu-a100"]
+    spec["node_types"]["h100"]["gpu"]["type"] = "A100-SXM"
+    spec["node_types"]["cpu"] = {"group": "compute_cpu", "cpus": 6, "real_memory_mb": 8000}
+    assert inventory_errors(spec, groups) == []
+    config = render.config_from_inventory(spec, groups)
+    nodes = config["slurm_conf"]["nodes"]
+    assert "NodeName=cpu[01-02] CPUs=6 RealMemory=8000" in nodes[2], nodes
+    assert "Gres=gpu:A100-SXM:4" in nodes[0] and "Features=h100,gpu-a100" in nodes[0]
