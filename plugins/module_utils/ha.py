@@ -52,6 +52,14 @@ def fencing_errors(controllers: Sequence[str], devices: Mapping[str, Any], lab_w
     """A fence device for every controller (IPMI or Redfish, with address and credentials), unless the lab
     setting turns fencing off."""
     if lab_without_fencing:
+        declared = sorted(host for host in devices if host in controllers)
+        if declared:
+            # Fence devices are declared: this is not a lab without BMCs, and a split pair would run slurmctld twice.
+            return [
+                f"pacemaker_lab_without_fencing is true, but pacemaker_fence_devices declares devices for "
+                f"{', '.join(declared)}: fencing may be off only in a lab without BMCs. Remove "
+                "pacemaker_lab_without_fencing (or the devices, in a lab)"
+            ]
         return []
     errors = []
     for host in controllers:

@@ -104,3 +104,14 @@ def test_login_pool_findings_name_the_variable() -> None:
     assert "keeps only 8" in login_pool_errors(list(LOGINS), LOGINS, {**POOL, "vrrp_password": "123456789"})[0]
     assert "'first' is not one of" in login_pool_errors(list(LOGINS), LOGINS, {**POOL, "balance": "first"})[0]
     assert "is not a TCP port" in login_pool_errors(list(LOGINS), LOGINS, {**POOL, "ssh_port": 0})[0]
+
+
+def test_fencing_may_be_off_only_where_no_fence_device_is_declared() -> None:
+    from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import fencing_errors
+
+    assert fencing_errors(["ctl01", "ctl02"], {}, lab_without_fencing=True) == []
+    device = {"agent": "fence_ipmilan", "ip": "10.0.9.1", "username": "admin", "password": "x"}
+    (error,) = fencing_errors(["ctl01", "ctl02"], {"ctl01": device}, lab_without_fencing=True)
+    assert error.startswith(
+        "pacemaker_lab_without_fencing is true, but pacemaker_fence_devices declares devices for ctl01"
+    )
