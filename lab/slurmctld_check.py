@@ -138,7 +138,7 @@ def load_configs(
 SMALL_RUN = r"""
 set -u
 cp /work/slurm.conf /etc/slurm/slurm.conf
-[ -s /work/gres.conf ] && cp /work/gres.conf /etc/slurm/gres.conf
+for file in gres.conf topology.conf topology.yaml; do [ -s /work/$file ] && cp /work/$file /etc/slurm/$file; done
 cat /work/hosts >> /etc/hosts
 mkdir -p /run/munge /var/log/slurm /var/spool/slurmctld
 chown munge: /run/munge /var/log/munge /var/lib/munge /etc/munge
@@ -160,7 +160,7 @@ if [ "$ACCOUNTING" = 1 ]; then
 fi
 slurmctld -D -i >/work/out 2>&1 &
 for _ in $(seq 1 40); do
-  if scontrol ping 2>/dev/null | grep -q 'is UP'; then
+  if timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP'; then
     echo UP; scontrol show partitions -o; scontrol show nodes -o
     [ "$ACCOUNTING" = 1 ] && { sleep 2; sacctmgr -n -P show cluster format=cluster;
       mysql -N -e "SHOW TABLES FROM slurm_acct_db LIKE '%job_table'"; cat /var/log/slurm/slurmdbd.log; }
@@ -174,13 +174,22 @@ echo DOWN; cat /work/out
 
 
 def small_slurmctld(
-    suite: str, slurm_conf: str, gres_conf: str = "", hosts: tuple[str, ...] = (), accounting: bool = False
+    suite: str,
+    slurm_conf: str,
+    gres_conf: str = "",
+    hosts: tuple[str, ...] = (),
+    *,
+    accounting: bool = False,
+    files: dict[str, str] | None = None,
 ) -> tuple[bool, str]:
     """Start slurmctld of ``suite`` (hostname ctl) on ``slurm_conf``: (whether it answered, what it reported or
-    said). ``hosts`` resolve to loopback addresses; ``accounting`` runs MariaDB and slurmdbd beside it."""
+    said). ``hosts`` resolve to loopback addresses; ``accounting`` runs MariaDB and slurmdbd beside it; ``files``
+    (topology.conf or topology.yaml) go beside slurm.conf."""
     with tempfile.TemporaryDirectory(prefix="gpucluster-small-") as work:
         Path(work, "slurm.conf").write_text(slurm_conf)
         Path(work, "gres.conf").write_text(gres_conf)
+        for name, text in (files or {}).items():
+            Path(work, name).write_text(text)
         lines = [f"127.0.{i >> 8}.{i & 255} {host}" for i, host in enumerate(hosts, start=2)]
         Path(work, "hosts").write_text("".join(f"{line}\n" for line in lines))
         Path(work, "run.sh").write_text(SMALL_RUN)

@@ -1,0 +1,53 @@
+"""A sample of generated valid inventories (tests/helpers/generated.py; new ones each run) loaded by the real
+slurmctld of their release: it starts and reports every node and partition the inventory designed. The larger
+sweep is bench/property_sweep.py."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+import yaml
+from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory
+from hypothesis import HealthCheck, given, settings
+
+from lab.slurmctld_check import SUITE_RELEASE, small_slurmctld
+from tests.helpers.generated import inventory
+
+pytestmark = pytest.mark.slurmctld
+SUITE = {release: suite for suite, release in SUITE_RELEASE.items()}
+
+
+def loadable(spec: dict[str, Any], groups: dict[str, list[str]]) -> tuple[str, str, dict[str, str]]:
+    """slurm.conf and gres.conf for a controller without slurmdbd (its accounting is drilled in the labs) whose
+    own name is ctl; GPU device files stand in as /dev/null."""
+    groups = {**groups, "dbd": []}
+    spec = {**spec, "accounting": {}, "qos": {}, "partitions": [{**p, "qos": ""} for p in spec["partitions"]]}
+    config = config_from_inventory(spec, groups)
+    conf = config["slurm_conf"]
+    body = [line for section in conf.values() for line in section if not line.startswith("SlurmctldHost=")]
+    text = "SlurmctldHost=ctl\n" + "\n".join(body).replace("/usr/local/sbin/gpucluster-node-health", "/bin/true")
+    gres = re.sub(r"File=/dev/\S+", "File=/dev/null", "\n".join(config["gres_conf"]))
+    files = {}
+    if config["topology_conf"]:
+        files["topology.conf"] = "\n".join(config["topology_conf"]) + "\n"
+    if config["topology_yaml"]:
+        files["topology.yaml"] = yaml.safe_dump(config["topology_yaml"], sort_keys=False)
+    return text + "\n", gres + "\n", files
+
+
+@settings(
+    max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(case=inventory())
+def test_generated_inventories_load_in_the_real_slurmctld(
+    docker_lab: None, case: tuple[dict[str, Any], dict[str, list[str]]]
+) -> None:
+    spec, groups = case
+    slurm_conf, gres_conf, files = loadable(spec, groups)
+    suite = SUITE[spec["slurm_release"]]
+    started, output = small_slurmctld(suite, slurm_conf, gres_conf, tuple(groups["compute"]), files=files)
+    assert started, f"{suite}:\n{slurm_conf}\n{gres_conf}\n{output[-3000:]}"
+    assert output.count("\nNodeName=") == len(groups["compute"]), output[-3000:]
+    assert output.count("\nPartitionName=") == len(spec["partitions"]), output[-3000:]
