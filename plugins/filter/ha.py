@@ -11,6 +11,8 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import (
     login_pool_errors,
     pair_errors,
     slurm_vip_errors,
+    stonith_changes,
+    stonith_parameters,
     vip_errors,
 )
 
@@ -40,6 +42,17 @@ def pacemaker_errors(
     return errors
 
 
+def pacemaker_stonith_update(cib_xml: str, host: str, device: Mapping[str, Any]) -> list[str]:
+    """`key=value` arguments for `pcs stonith update fence-<host>`: the attributes the CIB's device lacks or holds
+    another value of (empty when it matches the inventory)."""
+    wanted = stonith_parameters(host, device)
+    return [f"{key}={wanted[key]}" for key in stonith_changes(cib_xml, wanted)]
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"pacemaker_errors": pacemaker_errors, "login_pool_errors": login_pool_errors}
+        return {
+            "pacemaker_errors": pacemaker_errors,
+            "login_pool_errors": login_pool_errors,
+            "pacemaker_stonith_update": pacemaker_stonith_update,
+        }

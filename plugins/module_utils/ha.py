@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -142,3 +144,29 @@ def _in_range(value: object, low: int, high: int) -> bool:
     if isinstance(value, bool) or not str(value).isdigit():
         return False
     return low <= int(str(value)) <= high
+
+
+def stonith_parameters(host: str, device: Mapping[str, Any]) -> dict[str, str]:
+    """The instance attributes a controller's fence device must carry (what pacemaker_stonith creates it with)."""
+    wanted = {
+        "ip": str(device.get("ip") or ""),
+        "username": str(device.get("username") or ""),
+        "password": str(device.get("password") or ""),
+        "pcmk_host_list": host,
+    }
+    for option in device.get("options") or ():
+        key, _, value = str(option).partition("=")
+        wanted[key] = value
+    return wanted
+
+
+def stonith_changes(cib_xml: str, wanted: Mapping[str, str]) -> list[str]:
+    """The names of the fence device's instance attributes that differ from ``wanted`` in the CIB's primitive
+    (`cibadmin --query --xpath "//primitive[@id='fence-<host>']"`): a changed BMC address or password must reach
+    the cluster, or fencing fails exactly when it is needed. Names only: the values include the password."""
+    found: dict[str, str] = {}
+    for match in re.finditer(r"<nvpair\b([^>]*)/?>", cib_xml):
+        attributes = dict(re.findall(r'(\w+)="([^"]*)"', match.group(1)))
+        if "name" in attributes:
+            found[attributes["name"]] = html.unescape(attributes.get("value", ""))
+    return sorted(key for key, value in wanted.items() if found.get(key) != value)

@@ -115,3 +115,29 @@ def test_fencing_may_be_off_only_where_no_fence_device_is_declared() -> None:
     assert error.startswith(
         "pacemaker_lab_without_fencing is true, but pacemaker_fence_devices declares devices for ctl01"
     )
+
+
+CIB = """<instance_attributes id="fence-ctl01-instance_attributes">
+  <nvpair id="fence-ctl01-instance_attributes-ip" name="ip" value="10.0.9.1"/>
+  <nvpair id="fence-ctl01-instance_attributes-username" name="username" value="admin"/>
+  <nvpair id="fence-ctl01-instance_attributes-password" name="password" value="old&amp;secret"/>
+  <nvpair id="fence-ctl01-instance_attributes-pcmk_host_list" name="pcmk_host_list" value="ctl01"/>
+  <nvpair id="fence-ctl01-instance_attributes-lanplus" name="lanplus" value="1"/>
+</instance_attributes>"""
+
+
+def test_a_changed_fence_device_parameter_reaches_the_cluster() -> None:
+    from ansible_collections.gpucluster.cluster.plugins.filter.ha import pacemaker_stonith_update
+
+    device = {
+        "agent": "fence_ipmilan",
+        "ip": "10.0.9.1",
+        "username": "admin",
+        "password": "old&secret",
+        "options": ["lanplus=1"],
+    }
+    assert pacemaker_stonith_update(CIB, "ctl01", device) == []
+    moved = {**device, "ip": "10.0.9.7", "password": "new"}
+    assert pacemaker_stonith_update(CIB, "ctl01", moved) == ["ip=10.0.9.7", "password=new"]
+    # a device the CIB does not hold (cibadmin found nothing): every attribute is set
+    assert len(pacemaker_stonith_update("", "ctl01", device)) == 5
