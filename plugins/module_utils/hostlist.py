@@ -27,9 +27,15 @@ class HostlistError(ValueError):
     """A hostlist expression that cannot be parsed."""
 
 
-def fold(names: Iterable[str]) -> str:
-    """Fold host names into one hostlist expression; the empty string for no names."""
-    return _fold(tuple(names))
+def fold(names: Iterable[str], *, suffix_ranges: bool = True) -> str:
+    """Fold host names into one hostlist expression; the empty string for no names. Without ``suffix_ranges``
+    names with text after their last number are listed, not folded (Slurm 22.05's hostlist cannot read
+    gpu[01-02]-ib: tests/integration/test_names_slurm_accepts.py)."""
+    items = tuple(names)
+    if suffix_ranges or not any(_suffixed(name) for name in items):
+        return _fold(items)
+    folded = _fold(tuple(name for name in items if not _suffixed(name)))
+    return ",".join([*([folded] if folded else []), *(name for name in items if _suffixed(name))])
 
 
 @lru_cache(maxsize=4096)
@@ -67,13 +73,31 @@ def _fold(names: tuple[str, ...]) -> str:
     return str(nodeset)
 
 
-def fold_chunks(names: Iterable[str], max_chars: int = MAX_FOLD_CHARS) -> list[str]:
+def _suffixed(name: str) -> bool:
+    """Whether a name has text after its last number (gpu01-ib, gpu01.ib): folded, the range sits before it."""
+    match = _TRAILING_NUMBER.match(name)
+    return bool(match and match.group(3))
+
+
+def fold_chunks(names: Iterable[str], max_chars: int = MAX_FOLD_CHARS, *, suffix_ranges: bool = True) -> list[str]:
     """Fold names into expressions of at most ``max_chars`` characters where possible.
 
     A fold that is too long is split in two halves of the (naturally ordered) names, recursively; only a
-    single name longer than the limit is returned as it is.
+    single name longer than the limit is returned as it is. Without ``suffix_ranges`` names with text after
+    their last number are listed one by one, not folded (Slurm 22.05's slurmctld cannot build the NodeAddr list
+    of gpu[01-02]-ib and stops; tests/integration/test_names_slurm_accepts.py).
     """
     items = tuple(names)
+    if not suffix_ranges and any(_suffixed(name) for name in items):
+        listed = [name for name in items if _suffixed(name)]
+        chunks = fold_chunks([name for name in items if not _suffixed(name)], max_chars)
+        line = ""
+        for name in listed:
+            if line and len(line) + 1 + len(name) > max_chars:
+                chunks.append(line)
+                line = ""
+            line = f"{line},{name}" if line else name
+        return [*chunks, line] if line else chunks
     folded = _fold(items)
     if not folded:
         return []

@@ -53,6 +53,12 @@ class Release:
         return self.at_least("25.05")
 
     @property
+    def folds_suffixed_names(self) -> bool:
+        """A host range with text after it (NodeName=gpu[01-02]-ib) in node lines: 22.05's slurmctld stops on it
+        ("Unable to create NodeAddr list"), 24.11 and 26.05 read it; the releases between are not tested here."""
+        return self.at_least("24.11")
+
+    @property
     def autodetect_nvidia(self) -> bool:
         """gres.conf AutoDetect=nvidia (no NVML library needed) from 24.11."""
         return self.at_least("24.11")

@@ -17,7 +17,7 @@ def cluster_config(cluster: Cluster) -> dict[str, Any]:
     """The data behind slurm.conf, gres.conf and topology.conf/topology.yaml."""
     gres: list[str] = []
     for node_type in cluster.node_types:
-        gres += gres_lines(node_type)
+        gres += gres_lines(node_type, cluster.release.folds_suffixed_names)
     uses_yaml = cluster.release.topology_yaml
     topology_conf_lines = [] if uses_yaml else topology_conf(cluster)
     topology_yaml_data = topology_yaml(cluster) if uses_yaml else []

@@ -257,7 +257,7 @@ def node_features(node_type: NodeType) -> list[str]:
     return list(dict.fromkeys((node_type.name, *node_type.features)))
 
 
-def node_lines(node_type: NodeType) -> list[str]:
+def node_lines(node_type: NodeType, suffix_ranges: bool = True) -> list[str]:
     """One NodeName stanza per folded chunk of the node type's hosts, then its NodeSet."""
     gpu = node_type.gpu
     attributes: list[tuple[str, Any]] = [
@@ -273,7 +273,8 @@ def node_lines(node_type: NodeType) -> list[str]:
         ("Weight", node_type.weight),
         ("State", "UNKNOWN"),
     ]
-    lines = [dict_line([("NodeName", chunk), *attributes]) for chunk in fold_chunks(node_type.hosts)]
+    chunks = fold_chunks(node_type.hosts, suffix_ranges=suffix_ranges)
+    lines = [dict_line([("NodeName", chunk), *attributes]) for chunk in chunks]
     lines.append(dict_line([("NodeSet", node_type.nodeset), ("Feature", node_type.name)]))
     return lines
 
@@ -289,7 +290,7 @@ def partition_nodes(cluster: Cluster, partition: Partition) -> str:
             covered.update(node_type.hosts)
     rest = [host for host in partition.hosts if host not in covered]
     if rest:
-        names.append(fold(rest))
+        names.append(fold(rest, suffix_ranges=cluster.release.folds_suffixed_names))
     return ",".join(names)
 
 
@@ -316,13 +317,13 @@ def partition_line(cluster: Cluster, partition: Partition) -> str:
     return dict_line(pairs)
 
 
-def gres_lines(node_type: NodeType) -> list[str]:
+def gres_lines(node_type: NodeType, suffix_ranges: bool = True) -> list[str]:
     """gres.conf for one node type: typed File= lines, or AutoDetect for the node type's hosts."""
     gpu = node_type.gpu
     if gpu is None:
         return []
     lines = []
-    for chunk in fold_chunks(node_type.hosts):
+    for chunk in fold_chunks(node_type.hosts, suffix_ranges=suffix_ranges):
         if gpu.autodetect != "off":
             lines.append(dict_line([("NodeName", chunk), ("AutoDetect", gpu.autodetect)]))
         else:
@@ -335,7 +336,7 @@ def slurm_conf_sections(cluster: Cluster) -> Mapping[str, list[str]]:
     """slurm.conf in three sections: settings, node stanzas, partition stanzas."""
     nodes: list[str] = []
     for node_type in cluster.node_types:
-        nodes += node_lines(node_type)
+        nodes += node_lines(node_type, cluster.release.folds_suffixed_names)
     return {
         "settings": settings_lines(cluster),
         "nodes": nodes,

@@ -79,20 +79,25 @@ def block_layout(host_sets: Sequence[Sequence[str]], nodes_per_block: int) -> li
     return [Block(name, members, folded) for name, (folded, members) in zip(names, slices, strict=True)]
 
 
-def _switch_lines(switches: Sequence[Switch]) -> list[str]:
+def _switch_lines(switches: Sequence[Switch], suffix_ranges: bool = True) -> list[str]:
     lines: list[str] = []
     for switch in switches:
         parts = [f"SwitchName={switch.name}"]
         if switch.switches:
-            parts.append(f"Switches={fold(switch.switches)}")
+            parts.append(f"Switches={fold(switch.switches, suffix_ranges=suffix_ranges)}")
         if switch.nodes:
-            parts.append(f"Nodes={switch.folded_nodes or fold(switch.nodes)}")
+            nodes = switch.folded_nodes if suffix_ranges else ""
+            parts.append(f"Nodes={nodes or fold(switch.nodes, suffix_ranges=suffix_ranges)}")
         lines.append(" ".join(parts))
     return lines
 
 
-def _block_lines(blocks: Sequence[Block], sizes: Sequence[int]) -> list[str]:
-    lines = [f"BlockName={block.name} Nodes={block.folded_nodes or fold(block.nodes)}" for block in blocks]
+def _block_lines(blocks: Sequence[Block], sizes: Sequence[int], suffix_ranges: bool = True) -> list[str]:
+    lines = [
+        f"BlockName={block.name} Nodes="
+        + ((block.folded_nodes if suffix_ranges else "") or fold(block.nodes, suffix_ranges=suffix_ranges))
+        for block in blocks
+    ]
     if sizes:
         lines.append("BlockSizes=" + ",".join(str(size) for size in sizes))
     return lines
@@ -108,10 +113,11 @@ def topology_plugin(cluster: Cluster) -> str:
 def topology_conf(cluster: Cluster) -> list[str]:
     """topology.conf lines for releases before 25.05 (one topology: the primary one)."""
     fabric = cluster.fabric
+    suffix_ranges = cluster.release.folds_suffixed_names
     if fabric.topology == "tree":
-        return _switch_lines(fabric.switches)
+        return _switch_lines(fabric.switches, suffix_ranges)
     if fabric.topology == "block":
-        return _block_lines(fabric.blocks, fabric.block_sizes)
+        return _block_lines(fabric.blocks, fabric.block_sizes, suffix_ranges)
     return []
 
 

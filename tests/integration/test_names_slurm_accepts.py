@@ -10,6 +10,7 @@ and 26.05 serve the pilot cluster every run."""
 from __future__ import annotations
 
 import pytest
+import yaml
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory
 
 from lab.slurmctld_check import SUITE_RELEASE, small_slurmctld
@@ -59,3 +60,29 @@ def test_slurmdbd_registers_a_cluster_whose_name_holds_a_hyphen(docker_lab: None
     assert started, output
     assert "\nllm-training\n" in output and "llm-training_job_table" in output, output
     assert "fatal" not in output.lower(), output
+
+
+@pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
+def test_names_with_text_after_their_number_load_in_every_release(docker_lab: None, suite: str) -> None:
+    """gpu01-ib, gpu02.ib: 22.05 stops on NodeName=gpu[01-02]-ib (it cannot build the NodeAddr list), so its node
+    lines list such names; the partition (by group), gres.conf and topology.conf lines keep their folds."""
+    spec, groups = valid_spec(), valid_groups()
+    spec.update(slurm_release=SUITE_RELEASE[suite], qos={}, scheduling={}, accounting={})
+    gpu = ["gpu01-ib", "gpu02-ib", "gpu03.ib", "gpu04.ib"]
+    groups.update(compute_h100=gpu, compute=gpu + groups["compute_cpu"], dbd=[])
+    spec["node_types"]["h100"]["gpu"] = {"type": "h100", "count": 1}
+    spec["partitions"] = [
+        {"name": "gpu", "groups": ["compute_h100"], "default": True},
+        {"name": "cpu", "node_types": ["cpu"]},
+    ]
+    config = config_from_inventory(spec, groups)
+    body = [line for lines in config["slurm_conf"].values() for line in lines if not line.startswith("SlurmctldHost=")]
+    slurm_conf = "SlurmctldHost=ctl\n" + "\n".join(body).replace("/usr/local/sbin/gpucluster-node-health", "/bin/true")
+    gres = "\n".join(config["gres_conf"]).replace("/dev/nvidia0", "/dev/null") + "\n"
+    files = {"topology.conf": "\n".join(config["topology_conf"]) + "\n"} if config["topology_conf"] else {}
+    if config["topology_yaml"]:
+        files["topology.yaml"] = yaml.safe_dump(config["topology_yaml"], sort_keys=False)
+    started, output = small_slurmctld(suite, slurm_conf + "\n", gres, tuple(groups["compute"]), files=files)
+    assert started, f"{slurm_conf}\n{gres}\n{files}\n{output[-2000:]}"
+    for host in gpu:
+        assert f"NodeName={host} " in output, output[-2000:]
