@@ -9,6 +9,8 @@ Checks and drills (each prints what it measured):
   jobs finish, new jobs are accepted, no job is lost, and never do two controllers run slurmctld;
 - stop a Galera node: jobs are still recorded; back, it rejoins and catches up;
 - stop every Galera node, run playbooks/galera-recover.yml: the cluster is back with every job record;
+- the node with the newest writes away (stopped last, then unreachable): the recovery refuses naming it; back,
+  it is the one bootstrapped from and no row is lost;
 - kill the login node holding the login VIP: the other takes it, SSH through the VIP works again with the
   same host key, and the repaired node does not pull the VIP back;
 - last, the rolling Slurm upgrade 24.11 -> 26.05 of the whole lab (upgrade-slurm.yml): a job running across
@@ -420,6 +422,40 @@ def test_full_galera_stop_is_recovered_by_the_playbook(lab: Lab) -> None:
         120,
         "a job record after the recovery",
     )
+
+
+def test_galera_recovery_never_leaves_the_newest_node_behind(lab: Lab) -> None:
+    """The node holding the newest writes is away when the recovery runs: prod-db02 and prod-db03 stop, a job is
+    recorded on prod-db01 alone, prod-db01 stops too and is unreachable (its container paused). The playbook
+    refuses, naming it, and starts nothing; back, the recovery bootstraps from it and no row is lost."""
+    count = "SELECT COUNT(*), MAX(id_job) FROM prod_job_table"
+    for host in ("prod-db03", "prod-db02"):
+        sh(host, "systemctl stop mariadb")
+    wait(lambda: galera_size("prod-db01") == "1", 60, "prod-db01 to run alone")
+    sh(COMPUTE, "srun --job-name=only-on-db01 hostname")
+    wait(
+        lambda: "only-on-db01" in sh(COMPUTE, "sacct -X -n -P -o JobName -S now-10minutes", check=False),
+        120,
+        "the job record on prod-db01 alone",
+    )
+    newest = sh("prod-db01", f'mariadb -N -B slurm_acct_db -e "{count}"')
+    sh("prod-db01", "systemctl stop mariadb")
+    subprocess.run(["docker", "pause", "prod-db01"], check=True)
+    try:
+        refused = molecule("side-effect", "-s", "production")
+    finally:
+        subprocess.run(["docker", "unpause", "prod-db01"], check=True)
+    assert refused.returncode != 0
+    message = " ".join(refused.stdout.split())
+    assert "prod-db01 of group 'galera' did not report" in message, failures(refused.stdout) + message[-3000:]
+    assert all(sh(host, "systemctl is-active mariadb", check=False) != "active" for host in GALERA)
+    start = time.monotonic()
+    result = molecule("side-effect", "-s", "production")
+    assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
+    report(f"Galera recovered from the node that was away (the newest) in {time.monotonic() - start:.0f} s")
+    for host in GALERA:
+        assert galera_size(host) == "3"
+        assert sh(host, f'mariadb -N -B slurm_acct_db -e "{count}"') == newest
 
 
 def vip_holders(vip: str, hosts: tuple[str, ...]) -> list[str]:
