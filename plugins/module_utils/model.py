@@ -69,6 +69,9 @@ class NodeType:
     gpu: GpuSpec | None = None
     mem_spec_limit_mb: int = 0
     tmp_disk_mb: int = 0
+    # Per host: features added to the type's (a degraded NVLink, a rack) and weights that replace the type's.
+    host_features: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    host_weights: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def nodeset(self) -> str:
@@ -440,6 +443,8 @@ NODE_TYPE_KEYS = (
     "features",
     "weight",
     "gpu",
+    "host_features",
+    "host_weights",
 )
 GPU_KEYS = ("type", "count", "devices", "autodetect", "mig", "nvml_name")
 PARTITION_KEYS = (
@@ -673,9 +678,33 @@ def _read_node_types(reader: _Reader, raw: Any, groups: Mapping[str, tuple[str, 
                 features=reader.strings(body, "features", where),
                 weight=reader.integer(body, "weight", where, default=1, maximum=2**32 - 2) or 0,
                 gpu=_read_gpu(reader, body.get("gpu"), f"{where}.gpu"),
+                host_features=_per_host(reader, body, "host_features", where, groups.get(group, ())),
+                host_weights=_per_host(reader, body, "host_weights", where, groups.get(group, ())),
             )
         )
     return tuple(result)
+
+
+def _per_host(reader: _Reader, body: Mapping[str, Any], key: str, where: str, hosts: Sequence[str]) -> dict[str, Any]:
+    """host_features ({hostlist: [feature, ...]}) or host_weights ({hostlist: weight}) of a node type, per host;
+    each host must be one of the type's."""
+    raw = reader.mapping(body.get(key), f"{where}.{key}")
+    result: dict[str, Any] = {}
+    members = set(hosts)
+    for expression, value in raw.items():
+        at = f"{where}.{key}.{expression}"
+        named = reader.hosts(str(expression), at)
+        outside = [host for host in named if host not in members]
+        if outside:
+            reader.error(f"{at}: {fold(outside)} not hosts of this node type; name its own hosts")
+        if key == "host_weights":
+            weight = reader.integer({"weight": value}, "weight", at, maximum=2**32 - 2)
+            result.update(dict.fromkeys(named, weight if weight is not None else 1))
+        else:
+            features = reader.strings({"features": value}, "features", at)
+            for host in named:
+                result[host] = tuple(dict.fromkeys((*result.get(host, ()), *features)))
+    return result
 
 
 def _read_gpu(reader: _Reader, raw: Any, where: str) -> GpuSpec | None:

@@ -258,9 +258,10 @@ def node_features(node_type: NodeType) -> list[str]:
 
 
 def node_lines(node_type: NodeType, suffix_ranges: bool = True) -> list[str]:
-    """One NodeName stanza per folded chunk of the node type's hosts, then its NodeSet."""
+    """One NodeName stanza per folded chunk of the node type's hosts (hosts with features or a weight of their
+    own in stanzas of their own, grouped by what they add), then its NodeSet."""
     gpu = node_type.gpu
-    attributes: list[tuple[str, Any]] = [
+    hardware: list[tuple[str, Any]] = [
         ("CPUs", node_type.cpus),
         ("Sockets", node_type.sockets or None),
         ("CoresPerSocket", node_type.cores_per_socket or None),
@@ -269,12 +270,21 @@ def node_lines(node_type: NodeType, suffix_ranges: bool = True) -> list[str]:
         ("MemSpecLimit", node_type.mem_spec_limit_mb or None),
         ("TmpDisk", node_type.tmp_disk_mb or None),
         ("Gres", f"gpu:{gpu.type}:{gpu.count}" if gpu else None),
-        ("Features", node_features(node_type)),
-        ("Weight", node_type.weight),
-        ("State", "UNKNOWN"),
     ]
-    chunks = fold_chunks(node_type.hosts, suffix_ranges=suffix_ranges)
-    lines = [dict_line([("NodeName", chunk), *attributes]) for chunk in chunks]
+    groups: dict[tuple[tuple[str, ...], int], list[str]] = {}
+    for host in node_type.hosts:
+        extra = node_type.host_features.get(host, ())
+        groups.setdefault((extra, node_type.host_weights.get(host, node_type.weight)), []).append(host)
+    lines = []
+    for (extra, weight), hosts in groups.items():
+        attributes = [
+            *hardware,
+            ("Features", list(dict.fromkeys((*node_features(node_type), *extra)))),
+            ("Weight", weight),
+            ("State", "UNKNOWN"),
+        ]
+        chunks = fold_chunks(hosts, suffix_ranges=suffix_ranges)
+        lines += [dict_line([("NodeName", chunk), *attributes]) for chunk in chunks]
     lines.append(dict_line([("NodeSet", node_type.nodeset), ("Feature", node_type.name)]))
     return lines
 

@@ -193,7 +193,8 @@ def check_node_types(cluster: Cluster) -> list[str]:
             )
         errors += _check_hardware(cluster, node_type, where)
         errors += _check_gpu(cluster, node_type, where)
-        for feature in node_type.features:
+        every = (*node_type.features, *(f for fs in node_type.host_features.values() for f in fs))
+        for feature in dict.fromkeys(every):
             if not re.match(r"^[A-Za-z0-9_.-]+$", feature):
                 errors.append(
                     f"{where}.features: '{feature}' may hold letters, digits, '-', '_' and '.' only "

@@ -9,6 +9,8 @@ and 26.05 serve the pilot cluster every run."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory
@@ -32,6 +34,7 @@ def named_config(release: str) -> tuple[str, str, tuple[str, ...]]:
     gpu = ["gpu-node01", "gpu-node02", "gpu-node100"]
     groups.update(compute_h100=gpu, compute=gpu + groups["compute_cpu"], dbd=[])  # accounting: see below
     spec["node_types"]["h100"].update(features=["gpu-a100"], gpu={"type": "A100-SXM", "count": 1})
+    spec["node_types"]["h100"].update(host_features={"gpu-node100": ["rack-2"]}, host_weights={"gpu-node100": 50})
     spec["node_types"]["cpu"] = {"group": "compute_cpu", "cpus": 6, "real_memory_mb": 8000}
     config = config_from_inventory(spec, groups)
     conf = config["slurm_conf"]
@@ -51,6 +54,7 @@ def test_slurmctld_takes_the_names_the_validation_accepts(docker_lab: None, suit
     assert "AvailableFeatures=h100,gpu-a100" in output and "Gres=gpu:A100-SXM:1" in output
     assert "NodeName=gpu-node100 " in output and "NodeName=cpu01 " in output
     assert "CPUTot=6" in output
+    assert re.search(r"NodeName=gpu-node100 .*AvailableFeatures=h100,gpu-a100,rack-2 .*Weight=50 ", output), output
 
 
 def test_slurmdbd_registers_a_cluster_whose_name_holds_a_hyphen(docker_lab: None) -> None:

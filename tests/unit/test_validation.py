@@ -504,3 +504,19 @@ def test_names_slurm_takes_are_accepted() -> None:
     nodes = config["slurm_conf"]["nodes"]
     assert "NodeName=cpu[01-02] CPUs=6 RealMemory=8000" in nodes[2], nodes
     assert "Gres=gpu:A100-SXM:4" in nodes[0] and "Features=h100,gpu-a100" in nodes[0]
+
+
+def test_hosts_carry_features_and_weights_of_their_own() -> None:
+    spec, groups = valid_spec(), valid_groups()
+    spec["node_types"]["h100"]["host_features"] = {"gpu[03-04]": ["rack2"], "gpu04": ["nvlink-degraded"]}
+    spec["node_types"]["h100"]["host_weights"] = {"gpu04": 100}
+    nodes = render.config_from_inventory(spec, groups)["slurm_conf"]["nodes"]
+    assert nodes[0].startswith("NodeName=gpu[01-02] ") and "Features=h100,ib Weight=10" in nodes[0]
+    assert nodes[1].startswith("NodeName=gpu03 ") and "Features=h100,ib,rack2 Weight=10" in nodes[1]
+    assert nodes[2].startswith("NodeName=gpu04 ") and "Features=h100,ib,rack2,nvlink-degraded Weight=100" in nodes[2]
+    assert nodes[3] == "NodeSet=nt_h100 Feature=h100"
+    spec["node_types"]["h100"]["host_weights"] = {"cpu01": 5}
+    spec["node_types"]["h100"]["host_features"] = {"gpu01": ["a|b"]}
+    errors = inventory_errors(spec, groups)
+    assert any("cluster_node_types.h100.host_weights.cpu01: cpu01 not hosts of this node type" in e for e in errors)
+    assert any("'a|b' may hold letters" in e for e in errors), errors
