@@ -221,6 +221,51 @@ def cluster_tres(ctl: str) -> str:
     return docker_exec(ctl, "sacctmgr", "--noheader", "--parsable2", "show", "cluster", "format=TRES").strip()
 
 
+def test_accounting_is_restored_from_the_scheduled_dump(lab: Lab) -> None:
+    """The scheduled dump (its timer's service, run now), a restore refused over the live database, the database
+    lost (dropped), playbooks/restore.yml: sacct returns the same jobs as before and slurmdbd serves."""
+    if _suite["name"] != "trixie":
+        pytest.skip("the restore drill runs on Debian 13's 24.11")
+    dbd, ctl = "pilot-dbd01", "pilot-ctl01"
+    timer = subprocess.run(
+        ["docker", "exec", dbd, "systemctl", "is-enabled", "gpucluster-accounting-backup.timer"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert timer.stdout.strip() == "enabled", timer.stdout + timer.stderr
+    history = "sacct --noheader --parsable2 --allocations --starttime=2020-01-01 --format=JobID,JobName,State"
+    ended = {row for row in docker_exec(ctl, "bash", "-c", history).splitlines() if "RUNNING" not in row}
+    assert len(ended) >= 5, ended
+    docker_exec(dbd, "systemctl", "start", "gpucluster-accounting-backup.service")
+    dumps = docker_exec(dbd, "bash", "-c", "stat -c '%a %n' /var/backups/gpucluster/accounting/*.sql.gz").split("\n")
+    assert len([d for d in dumps if d]) == 1 and dumps[0].startswith("600 "), dumps
+    refused = lifecycle("restore.yml")
+    assert refused.returncode != 0
+    assert "-e accounting_restore_confirm=slurm_acct_db" in " ".join(refused.stdout.split()), failures(refused.stdout)
+    docker_exec(dbd, "mariadb", "-e", "DROP DATABASE slurm_acct_db")
+    start = time.monotonic()
+    restored = lifecycle("restore.yml")
+    seconds = time.monotonic() - start
+    assert restored.returncode == 0, failures(restored.stdout) + restored.stdout[-3000:]
+    print(f"\npilot lab: playbooks/restore.yml restored the dropped accounting database in {seconds:.0f} s")
+    deadline = time.monotonic() + 120
+    after: set[str] = set()
+    while time.monotonic() < deadline:
+        rows = subprocess.run(
+            ["docker", "exec", ctl, "bash", "-c", history], capture_output=True, text=True, check=False
+        )
+        after = {row for row in rows.stdout.splitlines() if "RUNNING" not in row}
+        if rows.returncode == 0 and ended <= after:
+            break
+        time.sleep(3)
+    assert ended <= after, sorted(ended - after)
+    assert (
+        docker_exec(ctl, "sacctmgr", "--noheader", "--parsable2", "show", "cluster", "format=cluster").strip()
+        == "pilot"
+    )
+
+
 def removal_refused_while_slurmctld_is_down(ctl: str, job: str) -> None:
     """slurmctld does not answer (as during a failover) when remove-node.yml asks about the node: the run stops,
     naming why, and the node keeps its configuration, its state and its running job."""
