@@ -43,13 +43,13 @@ def test_bad_inventory_stops_before_anything_is_written(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "inventories" / "pilot", inventory)
     model = inventory / "group_vars" / "all" / "cluster.yml"
     data = yaml.safe_load(model.read_text())
-    data["cluster_node_types"]["h100"]["gpu"]["type"] = "h1000"
+    data["cluster_node_types"]["h100"]["gpu"]["type"] = "h100 sxm"
     data["cluster_partitions"][0]["max_time"] = "two days"
     model.write_text(yaml.safe_dump(data))
     out = tmp_path / "out"
     result = render_inventory(inventory, out)
     assert result.returncode != 0
     assert "2 problems" in result.stdout
-    assert "cluster_node_types.h100.gpu.type: unknown GPU type 'h1000'" in result.stdout
+    assert "cluster_node_types.h100.gpu.type: 'h100 sxm' may hold letters, digits" in result.stdout
     assert "cluster_partitions[gpu].max_time: 'two days' is not a Slurm time" in result.stdout
     assert not out.exists()
