@@ -19,30 +19,11 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import yaml
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import SPEC_KEYS
 
-# The cluster_* variables the model reads (roles/cluster/vars/main.yml: __cluster_spec).
-MODEL_VARIABLES = frozenset(
-    f"cluster_{key}"
-    for key in (
-        "name",
-        "slurm_release",
-        "node_types",
-        "partitions",
-        "qos",
-        "scheduling",
-        "accounting",
-        "job_scripts",
-        "health_check",
-        "fabric",
-        "slurm_config",
-        "configless",
-        "controllers_run_jobs",
-        "min_node_memory_mb",
-        "controller_addresses",
-        "federation",
-        "removed_nodes",
-    )
-)
+# The cluster_* variables the model reads, one description for every host: the model's own keys, less the pod
+# (set per host by the cluster role) and the controller VIP (derived per pair from pacemaker_vip).
+MODEL_VARIABLES = frozenset(f"cluster_{key}" for key in SPEC_KEYS if key not in ("pod", "controller_vip"))
 MAX_FILE_BYTES = 8 * 2**20
 YAML_SUFFIXES = ("", ".yml", ".yaml", ".json")
 _RANGE = re.compile(r"\[([0-9]+):([0-9]+)(?::[0-9]+)?\]")
