@@ -28,10 +28,10 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.render import (
 from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 
 from lab.slurmctld_check import SUITE_RELEASE, small_slurmctld  # noqa: E402
-from tests.helpers.generated import inventory  # noqa: E402
+from tests.helpers.generated import inventory, string_leaves  # noqa: E402
 from tests.helpers.inventory import load_inventory  # noqa: E402
 from tests.integration.test_generated_inventories import loadable  # noqa: E402
-from tests.unit.test_properties import NASTY, clean, leaves  # noqa: E402
+from tests.unit.test_properties import NASTY, clean  # noqa: E402
 
 SUITE = {release: suite for suite, release in SUITE_RELEASE.items()}
 
@@ -52,7 +52,7 @@ def sweep(cases: int, rng: random.Random) -> Counter[str]:
             SUITE[spec["slurm_release"]], slurm_conf, gres_conf, tuple(groups["compute"]), files=files
         )
         found["loaded by slurmctld" if started else "refused by slurmctld"] += 1
-        path = rng.choice(list(leaves(spec)))
+        path = rng.choice(list(string_leaves(spec)))
         target = spec
         for key in path[:-1]:
             target = target[key]

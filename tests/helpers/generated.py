@@ -4,6 +4,7 @@ optional fat-tree, the three Debian releases - everything the model promises to 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.validate import GPU_CATALOGUE, RESERVED_NAMES
@@ -83,3 +84,21 @@ def inventory(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, list[str]]]:
     groups["all"] = sorted({host for members in groups.values() for host in members})
     groups["ungrouped"] = []
     return spec, groups
+
+
+def string_leaves(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """The path (keys and list indexes) of every string in a spec."""
+    if isinstance(node, str):
+        yield path
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            yield from string_leaves(value, (*path, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from string_leaves(value, (*path, index))
+
+
+def rendered_lines(config: dict[str, Any]) -> list[str]:
+    """Every line of slurm.conf, gres.conf and topology.conf in a cluster_config."""
+    conf = config["slurm_conf"]
+    return [*(line for section in conf.values() for line in section), *config["gres_conf"], *config["topology_conf"]]

@@ -6,7 +6,6 @@ Slurm file is either refused naming the mutated variable or renders without them
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError
@@ -14,30 +13,14 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.render import c
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers.generated import inventory
+from tests.helpers.generated import inventory, rendered_lines, string_leaves
 
 SEEN: Counter[str] = Counter()
 NASTY = ["\nSlurmUser=root", "#", "\r", "\x00", "\n", "\nPartitionName=x Nodes=ALL Default=YES"]
 
 
-def lines(config: dict[str, Any]) -> list[str]:
-    conf = config["slurm_conf"]
-    return [*(line for section in conf.values() for line in section), *config["gres_conf"], *config["topology_conf"]]
-
-
 def clean(config: dict[str, Any]) -> bool:
-    return not any(char in line for line in lines(config) for char in "\n\r\x00#")
-
-
-def leaves(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    if isinstance(node, str):
-        yield path
-    elif isinstance(node, dict):
-        for key, value in node.items():
-            yield from leaves(value, (*path, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from leaves(value, (*path, index))
+    return not any(char in line for line in rendered_lines(config) for char in "\n\r\x00#")
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -60,7 +43,7 @@ def test_a_mutated_value_is_refused_by_name_or_rendered_clean(
     case: tuple[dict[str, Any], dict[str, list[str]]], data: st.DataObject
 ) -> None:
     spec, groups = case
-    path = data.draw(st.sampled_from(list(leaves(spec))))
+    path = data.draw(st.sampled_from(list(string_leaves(spec))))
     target: Any = spec
     for key in path[:-1]:
         target = target[key]

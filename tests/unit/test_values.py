@@ -14,6 +14,8 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.model import In
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import cluster_config, inventory_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.values import unsafe_values
 
+from tests.helpers.generated import rendered_lines, string_leaves
+
 from .factory import valid_groups, valid_spec
 
 INJECTIONS = {"newline": "\nSlurmUser=root", "hash": "#x", "cr": "\rx", "trailing newline": "\n"}
@@ -26,17 +28,6 @@ def rich_spec() -> dict[str, Any]:
     spec["health_check"] = {"mounts": ["/home"], "services": ["munge"]}
     spec["job_scripts"] = {"prolog": ["job-env"], "task_prolog": "/etc/slurm/task-prolog"}
     return spec
-
-
-def string_leaves(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    if isinstance(node, str):
-        yield path
-    elif isinstance(node, dict):
-        for key, value in node.items():
-            yield from string_leaves(value, (*path, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from string_leaves(value, (*path, index))
 
 
 def dotted(path: tuple[Any, ...]) -> str:
@@ -110,9 +101,7 @@ def test_the_writer_refuses_what_validation_let_through() -> None:
             continue
         except (KeyError, ValueError, AttributeError):
             continue  # a renamed node type or group no longer resolves: not a writer path
-        lines = [*config["gres_conf"], *config["topology_conf"]]
-        lines += [line for section in config["slurm_conf"].values() for line in section]
-        assert not any("\n" in line for line in lines)
+        assert not any("\n" in line for line in rendered_lines(config))
         reached += 1
     assert refused >= 15, (refused, reached)
 
