@@ -13,10 +13,22 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 SUITE_RELEASE = {"bookworm": "22.05", "trixie": "24.11", "sid": "26.05"}
 IMAGE = "gpucluster/lab:{suite}"
 _PAIR = re.compile(r"(\w+)=(\S*)")
+
+# The lab image's daemons made ready to run in a bare container: the node names resolved, munged started.
+_PREPARE = r"""cat /work/hosts >> /etc/hosts
+mkdir -p /run/munge /var/log/slurm /var/spool/slurmctld
+chown munge: /run/munge /var/log/munge /var/lib/munge /etc/munge
+chown slurm: /var/log/slurm /var/spool/slurmctld
+[ -s /etc/munge/munge.key ] || runuser -u munge -- mungekey -c
+runuser -u munge -- munged
+"""
 
 # Accounting is exercised with a real slurmdbd in the lab. Here slurmctld runs without one: it stops at
 # start when a configured slurmdbd is unreachable and no state exists, and TRES such as gres/gpu (and
@@ -34,12 +46,7 @@ sed -i -E -e '/^(AccountingStorage[A-Za-z]*|PriorityWeightTRES)=/d' \
   -e '/^PartitionName=/s/ (QOS|AllowQos)=[^ ]*//g' -e '0,/^SlurmctldHost=/!{/^SlurmctldHost=/d}' \
   -e 's/^SlurmctldAddr=.*/SlurmctldAddr=127.0.0.1/' \
   /etc/slurm/slurm.conf
-cat /work/hosts >> /etc/hosts
-mkdir -p /run/munge /var/log/slurm /var/spool/slurmctld
-chown munge: /run/munge /var/log/munge /var/lib/munge /etc/munge
-chown slurm: /var/log/slurm /var/spool/slurmctld
-[ -s /etc/munge/munge.key ] || runuser -u munge -- mungekey -c
-runuser -u munge -- munged
+@PREPARE@
 slurmctld -D -i >/work/slurmctld.out 2>&1 &
 up=""
 for _ in $(seq 1 240); do
@@ -55,7 +62,7 @@ for topo in $(cat /work/topologies); do scontrol show topology "$topo" >/work/to
 scontrol show config >/work/config
 cp /var/log/slurm/slurmctld.log /work/slurmctld.log
 kill $! ; wait || true
-"""
+""".replace("@PREPARE@\n", _PREPARE)
 
 
 @dataclass
@@ -139,12 +146,7 @@ SMALL_RUN = r"""
 set -u
 cp /work/slurm.conf /etc/slurm/slurm.conf
 for file in gres.conf topology.conf topology.yaml; do [ -s /work/$file ] && cp /work/$file /etc/slurm/$file; done
-cat /work/hosts >> /etc/hosts
-mkdir -p /run/munge /var/log/slurm /var/spool/slurmctld
-chown munge: /run/munge /var/log/munge /var/lib/munge /etc/munge
-chown slurm: /var/log/slurm /var/spool/slurmctld
-[ -s /etc/munge/munge.key ] || runuser -u munge -- mungekey -c
-runuser -u munge -- munged
+@PREPARE@
 if [ "$ACCOUNTING" = 1 ]; then
   mkdir -p /run/mysqld && chown mysql: /run/mysqld
   (runuser -u mysql -- /usr/sbin/mariadbd >/dev/null 2>&1 &)
@@ -170,7 +172,22 @@ for _ in $(seq 1 40); do
   sleep 0.5
 done
 echo DOWN; cat /work/out
-"""
+""".replace("@PREPARE@\n", _PREPARE)
+
+
+def small_files(config: dict[str, Any]) -> tuple[str, str, dict[str, str]]:
+    """A cluster_config (plugins/module_utils/render.py) as small_slurmctld reads it: slurm.conf with the
+    controller named ctl and a health program that exists there, gres.conf with /dev/null for the GPU device
+    files, and the topology file of the release."""
+    body = [line for lines in config["slurm_conf"].values() for line in lines if not line.startswith("SlurmctldHost=")]
+    slurm_conf = "SlurmctldHost=ctl\n" + "\n".join(body).replace("/usr/local/sbin/gpucluster-node-health", "/bin/true")
+    gres = re.sub(r"File=/dev/\S+", "File=/dev/null", "\n".join(config["gres_conf"]))
+    files = {}
+    if config["topology_conf"]:
+        files["topology.conf"] = "\n".join(config["topology_conf"]) + "\n"
+    if config["topology_yaml"]:
+        files["topology.yaml"] = yaml.safe_dump(config["topology_yaml"], sort_keys=False)
+    return slurm_conf + "\n", gres + "\n", files
 
 
 def small_slurmctld(

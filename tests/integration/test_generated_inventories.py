@@ -4,15 +4,13 @@ sweep is bench/property_sweep.py."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
-import yaml
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory
 from hypothesis import HealthCheck, given, settings
 
-from lab.slurmctld_check import SUITE_RELEASE, small_slurmctld
+from lab.slurmctld_check import SUITE_RELEASE, small_files, small_slurmctld
 from tests.helpers.generated import inventory
 
 pytestmark = pytest.mark.slurmctld
@@ -24,17 +22,7 @@ def loadable(spec: dict[str, Any], groups: dict[str, list[str]]) -> tuple[str, s
     own name is ctl; GPU device files stand in as /dev/null."""
     groups = {**groups, "dbd": []}
     spec = {**spec, "accounting": {}, "qos": {}, "partitions": [{**p, "qos": ""} for p in spec["partitions"]]}
-    config = config_from_inventory(spec, groups)
-    conf = config["slurm_conf"]
-    body = [line for section in conf.values() for line in section if not line.startswith("SlurmctldHost=")]
-    text = "SlurmctldHost=ctl\n" + "\n".join(body).replace("/usr/local/sbin/gpucluster-node-health", "/bin/true")
-    gres = re.sub(r"File=/dev/\S+", "File=/dev/null", "\n".join(config["gres_conf"]))
-    files = {}
-    if config["topology_conf"]:
-        files["topology.conf"] = "\n".join(config["topology_conf"]) + "\n"
-    if config["topology_yaml"]:
-        files["topology.yaml"] = yaml.safe_dump(config["topology_yaml"], sort_keys=False)
-    return text + "\n", gres + "\n", files
+    return small_files(config_from_inventory(spec, groups))
 
 
 @settings(

@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 
 import pytest
-import yaml
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory
 
-from lab.slurmctld_check import SUITE_RELEASE, small_slurmctld
+from lab.slurmctld_check import SUITE_RELEASE, small_files, small_slurmctld
 from tests.unit.factory import valid_groups, valid_spec
 
 pytestmark = pytest.mark.slurmctld
@@ -36,12 +35,8 @@ def named_config(release: str) -> tuple[str, str, tuple[str, ...]]:
     spec["node_types"]["h100"].update(features=["gpu-a100"], gpu={"type": "A100-SXM", "count": 1})
     spec["node_types"]["h100"].update(host_features={"gpu-node100": ["rack-2"]}, host_weights={"gpu-node100": 50})
     spec["node_types"]["cpu"] = {"group": "compute_cpu", "cpus": 6, "real_memory_mb": 8000}
-    config = config_from_inventory(spec, groups)
-    conf = config["slurm_conf"]
-    lines = [line for section in conf.values() for line in section if not line.startswith("SlurmctldHost=")]
-    slurm_conf = "SlurmctldHost=ctl\n" + "\n".join(lines).replace("/usr/local/sbin/gpucluster-node-health", "/bin/true")
-    gres = "\n".join(config["gres_conf"]).replace("/dev/nvidia0", "/dev/null")
-    return slurm_conf + "\n", gres + "\n", tuple(groups["compute"])
+    slurm_conf, gres, _ = small_files(config_from_inventory(spec, groups))
+    return slurm_conf, gres, tuple(groups["compute"])
 
 
 @pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
@@ -79,14 +74,8 @@ def test_names_with_text_after_their_number_load_in_every_release(docker_lab: No
         {"name": "gpu", "groups": ["compute_h100"], "default": True},
         {"name": "cpu", "node_types": ["cpu"]},
     ]
-    config = config_from_inventory(spec, groups)
-    body = [line for lines in config["slurm_conf"].values() for line in lines if not line.startswith("SlurmctldHost=")]
-    slurm_conf = "SlurmctldHost=ctl\n" + "\n".join(body).replace("/usr/local/sbin/gpucluster-node-health", "/bin/true")
-    gres = "\n".join(config["gres_conf"]).replace("/dev/nvidia0", "/dev/null") + "\n"
-    files = {"topology.conf": "\n".join(config["topology_conf"]) + "\n"} if config["topology_conf"] else {}
-    if config["topology_yaml"]:
-        files["topology.yaml"] = yaml.safe_dump(config["topology_yaml"], sort_keys=False)
-    started, output = small_slurmctld(suite, slurm_conf + "\n", gres, tuple(groups["compute"]), files=files)
+    slurm_conf, gres, files = small_files(config_from_inventory(spec, groups))
+    started, output = small_slurmctld(suite, slurm_conf, gres, tuple(groups["compute"]), files=files)
     assert started, f"{slurm_conf}\n{gres}\n{files}\n{output[-2000:]}"
     for host in gpu:
         assert f"NodeName={host} " in output, output[-2000:]
