@@ -7,6 +7,7 @@ from typing import Any
 
 from ansible.module_utils.parsing.convert_bool import boolean
 from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import (
+    fence_packages,
     fencing_errors,
     login_pool_errors,
     pair_errors,
@@ -49,10 +50,16 @@ def pacemaker_stonith_update(cib_xml: str, host: str, device: Mapping[str, Any])
     return [f"{key}={wanted[key]}" for key in stonith_changes(cib_xml, wanted)]
 
 
+def pacemaker_fence_packages(devices: Mapping[str, Any], per_agent: Any) -> list[str]:
+    """The packages of the declared fence agents (fence-agents-<name> where the distribution splits them)."""
+    return fence_packages(devices if isinstance(devices, Mapping) else {}, boolean(per_agent, strict=False))
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
             "pacemaker_errors": pacemaker_errors,
             "login_pool_errors": login_pool_errors,
             "pacemaker_stonith_update": pacemaker_stonith_update,
+            "pacemaker_fence_packages": pacemaker_fence_packages,
         }

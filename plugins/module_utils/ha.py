@@ -13,7 +13,23 @@ FENCE_AGENTS = {
     # agent -> the parameters a device of that kind cannot work without
     "fence_ipmilan": ("ip", "username", "password"),
     "fence_redfish": ("ip", "username", "password"),
+    # controllers that are libvirt guests: the agent logs in to their host over SSH and runs virsh
+    "fence_virsh": ("ip", "username", "password"),
 }
+
+
+def fence_packages(devices: Mapping[str, Any], per_agent: bool) -> list[str]:
+    """The packages that ship the declared fence agents: one per agent where the distribution splits
+    fence-agents (Debian 13 and later, RHEL: fence-agents-ipmilan...; the whole fence-agents of Debian 13
+    pulls about 600 packages, cloud SDKs included), else the single fence-agents."""
+    agents = sorted(
+        {str(device.get("agent")) for device in devices.values() if isinstance(device, Mapping)} & set(FENCE_AGENTS)
+    )
+    if not agents:
+        return []
+    if not per_agent:
+        return ["fence-agents"]
+    return [f"fence-agents-{agent.removeprefix('fence_')}" for agent in agents]
 
 
 def vip_errors(

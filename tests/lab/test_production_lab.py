@@ -5,8 +5,12 @@ playbooks/pilot.yml) runs jobs, then playbooks/upgrade-production.yml moves it t
 Checks and drills (each prints what it measured):
 - the phase upgrade: the jobs queued and running before it complete after it, the accounting rows of before
   are unchanged (job ids, states, times), job ids go on from the pilot's, a second run changes nothing;
-- kill the container running slurmctld, 10 times: the peer holds the VIP and answers within 20 s, running
-  jobs finish, new jobs are accepted, no job is lost, and never do two controllers run slurmctld;
+- kill the container running slurmctld, 10 times: the peer fences it (Debian's fence_virsh against the lab's
+  BMC, lab/bmc.py), holds the VIP and answers within 20 s, running jobs finish, new jobs are accepted, no job is
+  lost, and never do two controllers run slurmctld;
+- rotate the BMC password and run the pacemaker role: the fence devices are updated; then cut the network of
+  the controller in charge inside its namespace: the peer fences it (with the new password) before it starts
+  slurmctld, the cut controller comes back from its reboot and rejoins, no job is lost;
 - stop a Galera node: jobs are still recorded; back, it rejoins and catches up;
 - stop every Galera node, run playbooks/galera-recover.yml: the cluster is back with every job record;
 - the node with the newest writes away (stopped last, then unreachable): the recovery refuses naming it; back,
@@ -32,6 +36,7 @@ from pathlib import Path
 
 import pytest
 
+from lab import bmc
 from tests.lab import molecule_run
 from tests.lab.molecule_run import changed_tasks, failures, recap, sh, wait_for
 
@@ -42,6 +47,7 @@ LOGINS = ("prod-login01", "prod-login02")
 HOSTS = (*CONTROLLERS, *GALERA, COMPUTE, *LOGINS)
 VIP = "10.213.0.100"
 LOGIN_VIP = "10.213.0.101"
+BMC = "10.213.0.250"  # the fence devices' address in molecule/production/inventory
 # Five in the test command (its time); the failover measurements of docs/production.md ran ten.
 DRILLS = int(os.environ.get("GPUCLUSTER_FAILOVER_DRILLS", "5"))
 # upgrade-production.yml --check --diff on the pilot before the move: about 3 more minutes, so by hand only.
@@ -101,6 +107,7 @@ VOLUMES = ("gpucluster-prod-home", "gpucluster-prod-state")
 # One ephemeral directory for Molecule and the phase-1 run: the lab's generated passwords live there.
 ENV = {"MOLECULE_EPHEMERAL_DIRECTORY": str(molecule_run.ROOT / "build" / "lab" / "production-ephemeral")}
 PILOT_INVENTORY = molecule_run.ROOT / "molecule" / "production" / "phase1" / "hosts.yml"
+BMC_PASSWORD = Path(ENV["MOLECULE_EPHEMERAL_DIRECTORY"]) / "bmc-password"
 SACCT_BEFORE = "sacct -a -X -n -P -S 2020-01-01 -o JobID,JobName,State,ExitCode,Submit,Start,End"
 GO = "/home/phase-upgrade-go"
 
@@ -144,8 +151,11 @@ def pilot_state() -> PilotState:
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Lab]:
+    bmc.down()  # an earlier lab's BMC would keep the lab's network in use
     seconds = molecule_run.build_earlier_phase("production", SUITE, VOLUMES, PILOT_INVENTORY, ENV)
     report(f"production lab: the phase-1 pilot (4 hosts) converged in {seconds:.0f} s")
+    # The BMC the production inventory's fence devices log in to, before the move to production declares them.
+    bmc.up("gpucluster-prod", BMC, BMC_PASSWORD, CONTROLLERS, image=f"gpucluster/lab:{SUITE}")
     accounting, running_job, queued = pilot_with_jobs()
     check: subprocess.CompletedProcess[str] | None = None
     around_check: tuple[PilotState, PilotState] = (([], [], []), ([], [], []))
@@ -177,6 +187,7 @@ def lab() -> Iterator[Lab]:
         f"longest outage {samples.longest():.0f} s"
     )
     yield Lab(upgrade.stdout + upgrade.stderr, seconds, accounting, running_job, queued, check, around_check)
+    bmc.down()
     molecule_run.destroy_lab("production", SUITE, VOLUMES, ENV)
 
 
@@ -253,6 +264,7 @@ def test_secrets_stay_out_of_the_log_and_files_are_private(lab: Lab) -> None:
     assert sh("prod-db01", "stat -c '%a %U %G' /etc/mysql/mariadb.conf.d/60-galera.cnf") == "640 root mysql"
     authkey = sh("prod-ctl01", "base64 -w0 /etc/corosync/authkey")
     assert authkey not in lab.converge_log and authkey[:48] not in lab.converge_log
+    assert bmc.password(BMC_PASSWORD) not in lab.converge_log, "the BMC password is in the -vvv log"
     sums = {host: sh(host, "sha256sum /etc/corosync/authkey").split()[0] for host in CONTROLLERS}
     assert len(set(sums.values())) == 1
     for host in CONTROLLERS:
@@ -260,9 +272,13 @@ def test_secrets_stay_out_of_the_log_and_files_are_private(lab: Lab) -> None:
 
 
 def test_production_inventory_without_fencing_is_refused_before_any_host(lab: Lab) -> None:
-    result = molecule("converge", "-s", "production", "--", "-e", "pacemaker_lab_without_fencing=false")
+    result = molecule("converge", "-s", "production", "--", "-e", '{"pacemaker_fence_devices": {}}')
     assert result.returncode != 0
     assert "prod-ctl01: no fence device in pacemaker_fence_devices" in " ".join(result.stdout.split())
+    assert not any(host in recap(result.stdout) for host in HOSTS), "a managed host ran a task"
+    result = molecule("converge", "-s", "production", "--", "-e", "pacemaker_lab_without_fencing=true")
+    assert result.returncode != 0
+    assert "fencing may be off only in a lab without BMCs" in " ".join(result.stdout.split())
     assert not any(host in recap(result.stdout) for host in HOSTS), "a managed host ran a task"
     result = molecule("converge", "-s", "production", "--", "-e", "galera_sst_password=short")
     assert result.returncode != 0
@@ -348,11 +364,12 @@ def test_controller_failover_drills(lab: Lab) -> None:
             time.sleep(STATE_SAVE_SECONDS)
             submitted.append(long_job)
             queued = sh(COMPUTE, "squeue -h -o %i").split()
-            start = time.monotonic()
+            start, since = time.monotonic(), time.time()
             subprocess.run(["docker", "kill", active], capture_output=True, check=True)
             wait(partial(controller_in_charge, peer), 60, f"drill {drill + 1}: {peer} to take over")
             seconds = time.monotonic() - start
             times.append(seconds)
+            assert fenced(active, since), f"drill {drill + 1}: {peer} took over without fencing {active}"
             after = sh(COMPUTE, "squeue -h -o %i").split()
             lost = [job for job in queued if job not in after and job_states([job]).get(job) != "COMPLETED"]
             assert not lost, f"drill {drill + 1}: jobs lost in the failover: {lost}"
@@ -360,7 +377,10 @@ def test_controller_failover_drills(lab: Lab) -> None:
             subprocess.run(["docker", "start", active], capture_output=True, check=True)
             wait(partial(rejoined, active), 120, f"drill {drill + 1}: {active} to rejoin the Pacemaker cluster")
             assert not slurmctld_active(active), f"{active} started slurmctld beside {peer}"
-            report(f"drill {drill + 1}: {active} killed, {peer} in charge (VIP, squeue) after {seconds:.1f} s")
+            report(
+                f"drill {drill + 1}: {active} killed, fenced by {peer} (fence_virsh), {peer} in charge (VIP, squeue) "
+                f"after {seconds:.1f} s"
+            )
         wait(lambda: set(job_states(submitted).values()) == {"COMPLETED"}, 120, "every drill job to complete")
     finally:
         watch.stop.set()
@@ -372,6 +392,68 @@ def test_controller_failover_drills(lab: Lab) -> None:
     assert not watch.both_seen, f"two controllers ran slurmctld at {watch.both_seen}"
     # Target 20 s; the lab shares 2 cores with the other test stream, so one slow drill is allowed.
     assert sum(times) / len(times) < 20 and max(times) < 30, times
+
+
+def fenced(host: str, since: float) -> list[float]:
+    """When the BMC powered ``host`` off or on since ``since`` (epoch seconds): fence_virsh's reboot of a node
+    that is still on is destroy then start, of one already off (killed) start alone."""
+    return [stamp for stamp, _, action in bmc.actions() if stamp >= since and action.split()[1:] == [host]]
+
+
+def monotonic_seconds(host: str, unit: str) -> float:
+    """When ``unit`` last became active on ``host``, on the kernel's monotonic clock (the one the containers and
+    the BMC share)."""
+    return int(sh(host, f"systemctl show -P ActiveEnterTimestampMonotonic {unit}")) / 1e6
+
+
+def test_a_cut_off_controller_is_fenced_before_its_peer_takes_over(lab: Lab) -> None:
+    """A changed fence-device parameter reaches the cluster: the BMC's password is rotated and the inventory's
+    follows it; one run of the pacemaker role updates both devices (and no password reaches its log). Then the
+    network of the controller in charge is cut inside its namespace: the peer fences it (with the new password:
+    had the update not reached the cluster, nothing would take over) before it starts slurmctld; the cut controller
+    comes back from the reboot and rejoins without slurmctld; the job running across it completes."""
+    old_password = bmc.password(BMC_PASSWORD)
+    BMC_PASSWORD.unlink()
+    new_password = bmc.password(BMC_PASSWORD)
+    assert new_password != old_password
+    bmc.set_password(BMC_PASSWORD)
+    rotated = molecule("converge", "-s", "production", "--", "--tags", "pacemaker", "-vvv")
+    assert rotated.returncode == 0, failures(rotated.stdout) + rotated.stdout[-5000:]
+    updated = {task for task in changed_tasks(rotated.stdout) if task.startswith("Update a fence device")}
+    assert updated == {"Update a fence device whose BMC settings changed in the inventory: prod-ctl01"}, changed_tasks(
+        rotated.stdout
+    )
+    assert new_password not in rotated.stdout + rotated.stderr, "the new BMC password is in the -vvv log"
+
+    active = next(host for host in CONTROLLERS if slurmctld_active(host))
+    peer = next(host for host in CONTROLLERS if host != active)
+    job = submit("sleep 45")
+    wait(partial(job_running, job), 60, f"job {job} to start")
+    time.sleep(STATE_SAVE_SECONDS)  # the job's start saved in StateSaveLocation (see the kill drills)
+    watch = Watch()
+    watcher = threading.Thread(target=watch.run, daemon=True)
+    watcher.start()
+    try:
+        since = time.time()
+        sh(active, "ip link set eth0 down")
+        seconds = wait(partial(controller_in_charge, peer), 120, f"{peer} to take over from the cut-off {active}")
+        wait(partial(rejoined, active), 180, f"{active} to come back from its reboot and rejoin")
+    finally:
+        watch.stop.set()
+        watcher.join()
+    done = [(monotonic, action) for stamp, monotonic, action in bmc.actions() if stamp >= since]
+    actions = [action for _, action in done]
+    assert f"destroy {active}" in actions and f"start {active}" in actions, actions
+    assert f"destroy {peer}" not in actions, f"the cut-off {active} fenced {peer}: {actions}"
+    powered_off = next(monotonic for monotonic, action in done if action == f"destroy {active}")
+    assert monotonic_seconds(peer, "slurmctld") > powered_off, f"{peer} started slurmctld before {active} was off"
+    assert not watch.both_seen, f"two controllers ran slurmctld at {watch.both_seen}"
+    assert not slurmctld_active(active), f"{active} started slurmctld beside {peer} after its reboot"
+    wait(lambda: job_states([job]).get(job) == "COMPLETED", 120, f"job {job}, running across the split")
+    report(
+        f"network split: {active} cut off, fenced by {peer} with the rotated password, {peer} in charge after "
+        f"{seconds:.1f} s; {active} rebooted and rejoined; job {job} completed"
+    )
 
 
 def galera_size(host: str) -> str:

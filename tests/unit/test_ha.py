@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from ansible_collections.gpucluster.cluster.plugins.filter.ha import login_pool_errors, pacemaker_errors
-from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import fencing_errors, pair_errors, vip_errors
+from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import (
+    fence_packages,
+    fencing_errors,
+    pair_errors,
+    vip_errors,
+)
 
 ADDRESSES = {"ctl1": "10.0.0.11", "ctl2": "10.0.0.12"}
 IPMI = {"agent": "fence_ipmilan", "ip": "10.1.0.11", "username": "admin", "password": "secret"}
@@ -23,8 +28,8 @@ def test_every_controller_needs_a_complete_fence_device() -> None:
     devices = {"ctl1": IPMI, "ctl2": {"agent": "fence_redfish", "ip": "10.1.0.12", "username": "admin"}}
     assert fencing_errors(["ctl1", "ctl2"], devices, False) == ["ctl2: fence_redfish device lacks password"]
     assert "ctl2: no fence device" in fencing_errors(["ctl1", "ctl2"], {"ctl1": IPMI}, False)[0]
-    wrong = {"ctl1": IPMI, "ctl2": {**IPMI, "agent": "fence_virsh"}}
-    assert "'fence_virsh' is not one of" in fencing_errors(["ctl1", "ctl2"], wrong, False)[0]
+    wrong = {"ctl1": IPMI, "ctl2": {**IPMI, "agent": "fence_xvm"}}
+    assert "'fence_xvm' is not one of" in fencing_errors(["ctl1", "ctl2"], wrong, False)[0]
     bad_ip = {"ctl1": IPMI, "ctl2": {**IPMI, "ip": "bmc-2"}}
     assert "not an IP address" in fencing_errors(["ctl1", "ctl2"], bad_ip, False)[0]
     stray = {"ctl1": IPMI, "ctl2": IPMI, "ctl3": IPMI}
@@ -141,3 +146,26 @@ def test_a_changed_fence_device_parameter_reaches_the_cluster() -> None:
     assert pacemaker_stonith_update(CIB, "ctl01", moved) == ["ip=10.0.9.7", "password=new"]
     # a device the CIB does not hold (cibadmin found nothing): every attribute is set
     assert len(pacemaker_stonith_update("", "ctl01", device)) == 5
+
+
+def test_fence_packages_follow_the_declared_agents() -> None:
+    """Debian 13 and RHEL ship one package per agent (Debian 13's fence-agents pulls about 600 packages); Debian 12
+    one fence-agents; no device, no package."""
+    virsh = {"agent": "fence_virsh", "ip": "10.0.0.1", "username": "root", "password": "x"}
+    devices = {"ctl01": IPMI, "ctl02": {**IPMI, "agent": "fence_redfish"}, "ctl03": virsh}
+    assert fence_packages(devices, per_agent=True) == [
+        "fence-agents-ipmilan",
+        "fence-agents-redfish",
+        "fence-agents-virsh",
+    ]
+    assert fence_packages({"ctl01": IPMI, "ctl02": IPMI}, per_agent=True) == ["fence-agents-ipmilan"]
+    assert fence_packages(devices, per_agent=False) == ["fence-agents"]
+    assert fence_packages({}, per_agent=True) == []
+    assert fence_packages({"ctl01": {**IPMI, "agent": "fence_unknown"}}, per_agent=True) == []
+
+
+def test_fence_virsh_needs_its_host_and_login() -> None:
+    device = {"agent": "fence_virsh", "ip": "10.0.0.1", "username": "root", "password": "x"}
+    assert fencing_errors(["ctl01"], {"ctl01": device}, lab_without_fencing=False) == []
+    (error,) = fencing_errors(["ctl01"], {"ctl01": {**device, "password": ""}}, lab_without_fencing=False)
+    assert error == "ctl01: fence_virsh device lacks password"
