@@ -8,6 +8,7 @@ from typing import Any
 from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import (
     dump_errors,
     hosts_to_upgrade,
+    lagging_controllers,
     oldest_release,
     order_errors,
     upgrade_errors,
@@ -22,6 +23,11 @@ def slurm_upgrade_errors(installed: Mapping[str, str], target: Any) -> list[str]
 def slurm_upgrade_hosts(installed: Mapping[str, str], target: Any) -> list[str]:
     """The hosts whose installed Slurm is not ``target`` yet."""
     return hosts_to_upgrade(installed, str(target))
+
+
+def slurm_upgrade_lagging(installed: Mapping[str, str], target: Any) -> list[str]:
+    """The controllers of a pair (host -> slurmctld version) left on an older release beside one on ``target``."""
+    return lagging_controllers({str(host): str(version or "") for host, version in installed.items()}, str(target))
 
 
 def slurm_upgrade_oldest_release(installed: Mapping[str, str]) -> str:
@@ -55,6 +61,7 @@ class FilterModule:
             "slurm_upgrade_errors": slurm_upgrade_errors,
             "slurm_upgrade_hosts": slurm_upgrade_hosts,
             "slurm_upgrade_oldest_release": slurm_upgrade_oldest_release,
+            "slurm_upgrade_lagging": slurm_upgrade_lagging,
             "slurm_upgrade_order_errors": slurm_upgrade_order_errors,
             "slurm_upgrade_dump_errors": slurm_upgrade_dump_errors,
         }

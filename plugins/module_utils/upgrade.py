@@ -29,6 +29,17 @@ def oldest_release(installed: Mapping[str, str]) -> str:
     return str(min(releases, key=lambda release: (release.year, release.month))) if releases else ""
 
 
+def lagging_controllers(installed: Mapping[str, str], target: str) -> list[str]:
+    """The controllers of a pair (host -> installed slurmctld version) still on an older release while another
+    one already runs ``target``: slurmctld must not start there - it cannot read the state the newer one wrote.
+    Empty when none runs ``target`` yet (the pair holds one release, whichever it is)."""
+    releases = {host: release_of(version) for host, version in installed.items()}
+    goal = str(target)
+    if not any(str(release) == goal for release in releases.values() if release is not None):
+        return []
+    return sorted(host for host, release in releases.items() if release is None or str(release) != goal)
+
+
 def upgrade_errors(installed: Mapping[str, str], target: str) -> list[str]:
     """Why the hosts (host -> installed Slurm package version, "" when none) cannot go to ``target``."""
     if target not in KNOWN_RELEASES:

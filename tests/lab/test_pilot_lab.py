@@ -217,6 +217,13 @@ def lifecycle_check(playbook: str, removed: str = "") -> subprocess.CompletedPro
     )
 
 
+def restore(what: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """playbooks/restore.yml -e restore=``what`` (the scenario's converge, with ansible-playbook's options)."""
+    return molecule(
+        "converge", "-s", "pilot", "--", "-e", f"restore={what}", *args, env={"GPUCLUSTER_LAB_PLAYBOOK": "restore.yml"}
+    )
+
+
 def cluster_tres(ctl: str) -> str:
     return docker_exec(ctl, "sacctmgr", "--noheader", "--parsable2", "show", "cluster", "format=TRES").strip()
 
@@ -240,12 +247,16 @@ def test_accounting_is_restored_from_the_scheduled_dump(lab: Lab) -> None:
     docker_exec(dbd, "systemctl", "start", "gpucluster-accounting-backup.service")
     dumps = docker_exec(dbd, "bash", "-c", "stat -c '%a %n' /var/backups/gpucluster/accounting/*.sql.gz").split("\n")
     assert len([d for d in dumps if d]) == 1 and dumps[0].startswith("600 "), dumps
-    refused = lifecycle("restore.yml")
+    unsaid = restore("")
+    assert unsaid.returncode != 0
+    assert "say what it restores with -e restore=accounting" in " ".join(unsaid.stdout.split()), unsaid.stdout[-2000:]
+    assert not set(recap(unsaid.stdout)) & set(HOSTS), "a managed host ran a task"
+    refused = restore("accounting")
     assert refused.returncode != 0
     assert "-e accounting_restore_confirm=slurm_acct_db" in " ".join(refused.stdout.split()), failures(refused.stdout)
     docker_exec(dbd, "mariadb", "-e", "DROP DATABASE slurm_acct_db")
     start = time.monotonic()
-    restored = lifecycle("restore.yml")
+    restored = restore("accounting")
     seconds = time.monotonic() - start
     assert restored.returncode == 0, failures(restored.stdout) + restored.stdout[-3000:]
     print(f"\npilot lab: playbooks/restore.yml restored the dropped accounting database in {seconds:.0f} s")
@@ -264,6 +275,65 @@ def test_accounting_is_restored_from_the_scheduled_dump(lab: Lab) -> None:
         docker_exec(ctl, "sacctmgr", "--noheader", "--parsable2", "show", "cluster", "format=cluster").strip()
         == "pilot"
     )
+
+
+def squeue_job(ctl: str, job: str) -> str:
+    """'<state> <reason>' of a job in slurmctld's queue, '' when slurmctld does not know it."""
+    return subprocess.run(
+        ["docker", "exec", ctl, "squeue", "--noheader", "--format=%T %r", "--job", job],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+
+
+def test_controller_state_is_restored_from_the_scheduled_archive(lab: Lab) -> None:
+    """A held job in the queue, the scheduled archive of StateSaveLocation (its timer's service, run now), a restore
+    refused while slurmctld runs, the state lost (StateSaveLocation emptied with slurmctld stopped),
+    playbooks/restore.yml -e restore=controller-state: slurmctld starts with the held job under its id, job ids go
+    on after it, and a second restore over the restored state is refused unless confirmed."""
+    if _suite["name"] != "trixie":
+        pytest.skip("the restore drill runs on Debian 13's 24.11")
+    ctl = "pilot-ctl01"
+    state = "/var/spool/slurmctld"
+    held = docker_exec(ctl, "sbatch", "--parsable", "--hold", "--mem=100M", "--wrap", "true").strip()
+    assert squeue_job(ctl, held).startswith("PENDING"), squeue_job(ctl, held)
+    timer = docker_exec(ctl, "systemctl", "is-enabled", "gpucluster-slurmctld-state-backup.timer").strip()
+    assert timer == "enabled"
+    docker_exec(ctl, "scontrol", "reconfigure")  # slurmctld saves its state at once on a reconfigure
+    time.sleep(2)
+    docker_exec(ctl, "systemctl", "start", "gpucluster-slurmctld-state-backup.service")
+    archives = docker_exec(ctl, "bash", "-c", "stat -c '%a %n' /var/backups/gpucluster/slurmctld-state/*.tar.gz")
+    assert len(archives.splitlines()) == 1 and archives.startswith("600 "), archives
+    refused = restore("controller-state")
+    assert refused.returncode != 0
+    assert "slurmctld runs on pilot-ctl01" in " ".join(refused.stdout.split()), failures(refused.stdout)
+    docker_exec(ctl, "systemctl", "stop", "slurmctld")
+    docker_exec(
+        ctl, "bash", "-c", f"find {state} -mindepth 1 -maxdepth 1 ! -name .gpucluster-shared -exec rm -rf {{}} +"
+    )
+    start = time.monotonic()
+    restored = restore("controller-state")
+    seconds = time.monotonic() - start
+    assert restored.returncode == 0, failures(restored.stdout) + restored.stdout[-3000:]
+    print(
+        f"\npilot lab: playbooks/restore.yml -e restore=controller-state restored StateSaveLocation in {seconds:.0f} s"
+    )
+    again = restore("controller-state")
+    assert again.returncode != 0
+    assert "-e slurm_state_restore_confirm=pilot" in " ".join(again.stdout.split()), failures(again.stdout)
+    docker_exec(ctl, "systemctl", "start", "slurmctld")
+    deadline = time.monotonic() + 120
+    while not squeue_job(ctl, held).startswith("PENDING"):
+        assert time.monotonic() < deadline, f"job {held} is not in the restored queue"
+        time.sleep(2)
+    newer = docker_exec(ctl, "sbatch", "--parsable", "--mem=100M", "--wrap", "true").strip()
+    assert int(newer) > int(held), (held, newer)
+    docker_exec(ctl, "scontrol", "release", held)
+    deadline = time.monotonic() + 120
+    while squeue_job(ctl, held) or squeue_job(ctl, newer):
+        assert time.monotonic() < deadline, "the restored and the new job did not complete"
+        time.sleep(2)
 
 
 def removal_refused_while_slurmctld_is_down(ctl: str, job: str) -> None:

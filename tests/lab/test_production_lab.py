@@ -17,9 +17,11 @@ Checks and drills (each prints what it measured):
   it is the one bootstrapped from and no row is lost;
 - kill the login node holding the login VIP: the other takes it, SSH through the VIP works again with the
   same host key, and the repaired node does not pull the VIP back;
-- last, the rolling Slurm upgrade 24.11 -> 26.05 of the whole lab (upgrade-slurm.yml): a job running across
-  it and one queued complete, the history is whole on every Galera node, Pacemaker runs slurmctld on the new
-  release, a second run changes nothing.
+- last, the rolling Slurm upgrade 24.11 -> 26.05 of the whole lab (upgrade-slurm.yml): first a run whose package
+  installation fails on one controller - the pair never runs slurmctld on the older release (banned, drilled
+  with a kill of the upgraded controller) - then the run that completes it: a job running across both and one
+  queued complete, the history is whole on every Galera node, Pacemaker runs slurmctld on the new release, the
+  ban is lifted, a second run changes nothing.
 """
 
 from __future__ import annotations
@@ -630,6 +632,54 @@ def test_login_node_loss_moves_the_vip_and_ssh_keeps_working(lab: Lab) -> None:
 
 
 SLURM_HOSTS = (*CONTROLLERS, "prod-db01", "prod-db02", COMPUTE, *LOGINS)
+BAN = "//rsc_location[@id='cli-ban-slurmctld-ha-on-prod-ctl02']"
+BROKEN_DPKG = "/etc/apt/apt.conf.d/99lab-broken-dpkg"
+
+
+def slurmctld_release(host: str) -> str:
+    return sh(host, "dpkg-query --show --showformat='${Version}' slurmctld")[:5]
+
+
+def failed_pair_upgrade_never_leaves_two_releases_to_fail_over_to(env: dict[str, str]) -> None:
+    """The package installation fails on prod-ctl02 (dpkg refuses to run there) while prod-ctl01 takes the new
+    release: the run stops naming the ban; slurmctld runs on prod-ctl01 on 26.05, the resource group is banned
+    from prod-ctl02, and when prod-ctl01 is killed slurmctld never starts on prod-ctl02 (24.11 cannot read the
+    state 26.05 wrote): the fenced prod-ctl01 comes back and runs it again. The next run completes the pair."""
+    sh("prod-ctl02", f"echo 'DPkg::Pre-Invoke {{\"/bin/false\";}};' > {BROKEN_DPKG}")
+    try:
+        failed = molecule("side-effect", "-s", "production", env=env)
+    finally:
+        sh("prod-ctl02", f"rm -f {BROKEN_DPKG}")
+    assert failed.returncode != 0
+    message = " ".join(failed.stdout.split())
+    assert "banned from prod-ctl02, left on the older release" in message, failures(failed.stdout) + message[-3000:]
+    assert (slurmctld_release("prod-ctl01"), slurmctld_release("prod-ctl02")) == ("26.05", "24.11")
+    assert sh("prod-ctl01", f'cibadmin --query --xpath "{BAN}"', check=False), "no ban on prod-ctl02"
+    wait(partial(controller_in_charge, "prod-ctl01"), 180, "slurmctld on prod-ctl01, the new release")
+    watch = Watch()
+    watcher = threading.Thread(target=watch.run, daemon=True)
+    watcher.start()
+    ran_on_old: list[float] = []
+    try:
+        since = time.time()
+        subprocess.run(["docker", "kill", "prod-ctl01"], capture_output=True, check=True)
+        deadline = time.monotonic() + 240
+        while not (running("prod-ctl01") and controller_in_charge("prod-ctl01")):
+            assert time.monotonic() < deadline, "prod-ctl01 did not come back to run slurmctld"
+            if slurmctld_active("prod-ctl02"):
+                ran_on_old.append(time.time())
+            time.sleep(1)
+    finally:
+        watch.stop.set()
+        watcher.join()
+    assert fenced("prod-ctl01", since), "prod-ctl01 was not fenced"
+    assert not ran_on_old, f"slurmctld started on prod-ctl02 (24.11) at {ran_on_old}"
+    report(
+        "failed pair upgrade: prod-ctl02 left on 24.11 and banned, slurmctld stayed on prod-ctl01 (26.05); "
+        f"prod-ctl01 killed: fenced, back in charge after {time.time() - since:.0f} s, prod-ctl02 never ran it"
+    )
+
+
 UPGRADE_GO = "/home/slurm-upgrade-go"
 
 
@@ -650,6 +700,7 @@ def test_rolling_slurm_upgrade_of_the_pacemaker_pair(lab: Lab) -> None:
         "GPUCLUSTER_LAB_UPGRADE_REPOSITORY": "deb http://deb.debian.org/debian sid main",
         "GPUCLUSTER_LAB_UPGRADE_APT_RELEASE": "sid",
     }
+    failed_pair_upgrade_never_leaves_two_releases_to_fail_over_to(env)
     samples = outage()
     prober = threading.Thread(target=samples.run, daemon=True)
     prober.start()
@@ -659,8 +710,10 @@ def test_rolling_slurm_upgrade_of_the_pacemaker_pair(lab: Lab) -> None:
     samples.stop.set()
     prober.join()
     assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
+    assert not sh("prod-ctl01", f'cibadmin --query --xpath "{BAN}"', check=False), "the ban outlived the upgrade"
     report(
-        f"production lab: upgrade-slurm.yml 24.11 -> 26.05 (Pacemaker pair, Galera) took {seconds:.0f} s; squeue "
+        f"production lab: upgrade-slurm.yml 24.11 -> 26.05 (Pacemaker pair, Galera) took {seconds:.0f} s "
+        "(completing the pair a failed run left); squeue "
         f"went unanswered in {len(samples.failed)} of {samples.samples} samples, "
         f"longest outage {samples.longest():.0f} s"
     )
