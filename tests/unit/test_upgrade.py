@@ -7,6 +7,7 @@ import pytest
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import Release
 from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import (
     hosts_to_upgrade,
+    lagging_controllers,
     oldest_release,
     order_errors,
     release_of,
@@ -109,3 +110,15 @@ def test_a_dump_is_trusted_only_whole_and_with_every_row_of_before() -> None:
     (short,) = dump_errors("d.sql.gz", tables, [7, 3], [7, 0], True)
     assert "pod2_job_table holds 0 rows, the database held 3 before the dump" in short
     assert "holds 1 job tables, the database 2" in dump_errors("d.sql.gz", tables, [7, 3], [7], True)[0]
+
+
+def test_a_controller_left_behind_a_pair_upgrade_is_named() -> None:
+    """After a failure between the stop and the start: the controller still on the older release beside one on the
+    target is banned; a pair on one release (old or new) bans nothing."""
+    new, old = "26.05.1-1", "24.11.5-4+deb13u1"
+    assert lagging_controllers({"ctl01": new, "ctl02": old}, "26.05") == ["ctl02"]
+    assert lagging_controllers({"ctl01": old, "ctl02": new}, "26.05") == ["ctl01"]
+    assert lagging_controllers({"ctl01": old, "ctl02": old}, "26.05") == []
+    assert lagging_controllers({"ctl01": new, "ctl02": new}, "26.05") == []
+    # slurmctld gone from one controller (a removal that failed half-way): it cannot run slurmctld either
+    assert lagging_controllers({"ctl01": new, "ctl02": ""}, "26.05") == ["ctl02"]
