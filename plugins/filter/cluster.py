@@ -22,7 +22,12 @@ from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import 
     pods_or_raise,
 )
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils.inventory_text import inventory_text_errors
-from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import known_variables, unknown_variables
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import (
+    boolean_errors,
+    boolean_variables,
+    known_variables,
+    unknown_variables,
+)
 
 
 def cluster_config(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
@@ -142,15 +147,22 @@ def cluster_errors(
     groups: Mapping[str, Sequence[str]],
     variable_names: Sequence[str] = (),
     sources: Sequence[str] = (),
+    booleans: Mapping[str, Any] | None = None,
 ) -> list[str]:
     """Every validation error of the inventory; empty when it is valid. ``variable_names`` (the names the
     validation host sees, query('ansible.builtin.varnames', '.+')) are checked for project variables no role
-    reads (a misspelt cluster_schedulling); ``sources`` (ansible_inventory_sources) for what only the files show
+    reads (a misspelt cluster_schedulling); ``booleans`` (the values of those a role declares bool) for values
+    that are not booleans; ``sources`` (ansible_inventory_sources) for what only the files show
     (YAML's coercions, reversed host ranges, model variables outside group_vars/all). Those come first, alone:
     the model's messages about the values YAML changed would only repeat them."""
-    errors = unknown_variables(variable_names)
+    errors = unknown_variables(variable_names) + boolean_errors(booleans or {})
     text = inventory_text_errors(sources, known_variables()[1])
     return errors + text if text else errors + inventory_errors(spec, groups)
+
+
+def cluster_boolean_names(variable_names: Sequence[str]) -> list[str]:
+    """Those of ``variable_names`` that a role declares as bool (their values go to cluster_errors)."""
+    return sorted(set(map(str, variable_names)) & boolean_variables())
 
 
 def hostlist_fold(names: Sequence[str]) -> str:
@@ -172,6 +184,7 @@ class FilterModule:
             "cluster_configs": cluster_configs,
             "cluster_pod": cluster_pod,
             "cluster_pod_hosts": cluster_pod_hosts,
+            "cluster_boolean_names": cluster_boolean_names,
             "cluster_pod_leaders": cluster_pod_leaders,
             "cluster_state_save_location": cluster_state_save_location,
             "cluster_user_views": cluster_user_views,

@@ -13,11 +13,12 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
+from ansible.module_utils.parsing.convert_bool import BOOLEANS
 
 ROOT = Path(__file__).resolve().parents[2]
 # Facts returned by the collection's modules (cached by Ansible's fact cache between runs).
@@ -95,4 +96,31 @@ def unknown_variables(variable_names: Iterable[str], root: Path = ROOT) -> list[
             f"variable '{name}': no role of gpucluster reads it, so it would be silently ignored; {hint}"
             "fix its name or remove it (variables that start with a role's name belong to that role)"
         )
+    return errors
+
+
+@functools.lru_cache(maxsize=4)
+def boolean_variables(root: Path = ROOT) -> frozenset[str]:
+    """The variables some role's argument specs declare as bool."""
+    names: set[str] = set()
+    for path in sorted((root / "roles").glob("*/meta/argument_specs.yml")):
+        specs = _load(path)
+        for entry in ((specs or {}).get("argument_specs") or {}).values() if isinstance(specs, dict) else ():
+            for name, option in ((entry or {}).get("options") or {}).items():
+                if isinstance(option, dict) and option.get("type") == "bool":
+                    names.add(str(name))
+    return frozenset(names)
+
+
+def boolean_errors(values: Mapping[str, Any]) -> list[str]:
+    """A boolean variable given a value that is not one: `-e accounting_backup=maybe` arrives as a string, which
+    `| bool` would read as false without a word. true/false, yes/no, on/off, 1/0 (any case) are booleans."""
+    errors = []
+    # (the cluster model reads its own booleans, cluster_configless..., and names them itself)
+    for name in sorted(name for name in set(values) & boolean_variables() if not name.startswith("cluster_")):
+        value = values[name]
+        word = value.lower() if isinstance(value, str) else value
+        if isinstance(value, bool) or (isinstance(word, (str, int)) and word in BOOLEANS):
+            continue
+        errors.append(f"variable '{name}' is {value!r}: it is a boolean; set it to true or false")
     return errors

@@ -259,3 +259,20 @@ def test_an_operators_bootstrap_choice_needs_its_confirmation(extra: list[str], 
     assert result.returncode != 0
     assert message in out, out[-3000:]
     assert "UNREACHABLE" not in out
+
+
+def test_every_boolean_given_as_the_string_false_passes_and_a_non_boolean_is_refused() -> None:
+    """`-e flag=false` arrives as the string "false": validation reads it as false for every boolean variable of
+    every role (the roles use `| bool`, statically tested in tests/unit/test_booleans.py); a value that is no
+    boolean word is refused, naming the variable, instead of being read as false without a word."""
+    from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import boolean_variables
+
+    falses = [arg for name in sorted(boolean_variables()) for arg in ("-e", f"{name}=false")]
+    result = playbook(ROOT / "inventories" / "production", "validate.yml", *falses)
+    assert result.returncode == 0, result.stdout[-3000:]
+    refused = playbook(ROOT / "inventories" / "production", "validate.yml", "-e", "accounting_backup=maybe")
+    assert refused.returncode != 0
+    message = " ".join(refused.stdout.split())
+    assert "variable 'accounting_backup' is 'maybe': it is a boolean; set it to true or false" in message, message[
+        -2000:
+    ]

@@ -79,3 +79,16 @@ def test_a_word_that_is_not_a_boolean_is_refused() -> None:
     assert any(
         "cluster_configless: expected true or false" in error for error in inventory_errors(spec, valid_groups())
     )
+
+
+def test_a_boolean_variable_with_a_non_boolean_value_is_named() -> None:
+    from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import boolean_errors
+
+    good = {"accounting_backup": "false", "gpu_rdma": "YES", "slurm_state_backup": 0, "gpu_dcgm": True}
+    assert boolean_errors(good) == []
+    assert boolean_errors({"accounting_backup": "maybe", "gpu_rdma": 2, "not_a_role_var": "maybe"}) == [
+        "variable 'accounting_backup' is 'maybe': it is a boolean; set it to true or false",
+        "variable 'gpu_rdma' is 2: it is a boolean; set it to true or false",
+    ]
+    # the model names its own (cluster_configless...) once
+    assert boolean_errors({"cluster_configless": "maybe"}) == []
