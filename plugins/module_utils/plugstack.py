@@ -31,8 +31,10 @@ def plugstack_errors(plugins: Any, variable: str = "slurm_spank_plugins") -> lis
         if not PurePosixPath(path).is_absolute() or not path.endswith(".so") or any(c.isspace() for c in path):
             errors.append(f"{at}.path {path!r} must be the absolute path of the plugin's .so file")
         args = plugin.get("args", [])
-        if isinstance(args, str) or not isinstance(args, Sequence) or any(
-            any(c.isspace() for c in str(arg)) or str(arg) == "" for arg in args
+        if (
+            isinstance(args, str)
+            or not isinstance(args, Sequence)
+            or any(any(c.isspace() for c in str(arg)) or str(arg) == "" for arg in args)
         ):
             errors.append(f"{at}.args must be a list of words without spaces (plugstack.conf splits on spaces)")
         if not isinstance(plugin.get("optional", False), bool):
