@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 
@@ -60,6 +60,16 @@ def user_settings(user: Mapping[str, Any]) -> dict[str, Any]:
     return settings
 
 
+def accounting_users_with_operators(users: Mapping[str, Any], operators: Sequence[Any]) -> dict[str, Any]:
+    """accounting_users, plus an association in the root account for each operator account the inventory does not
+    list itself: with AccountingStorageEnforce=associations a user without one cannot run a job, a step or a
+    reservation - the slurm user and root included (Slurm's own test suite runs as such accounts)."""
+    found: dict[str, Any] = dict(users or {})
+    for name in operators or ():
+        found.setdefault(str(name), {"account": "root"})
+    return found
+
+
 class FilterModule:
     """gpucluster.cluster accounting filters."""
 
@@ -69,4 +79,5 @@ class FilterModule:
             "qos_in_order": qos_in_order,
             "account_settings": account_settings,
             "user_settings": user_settings,
+            "accounting_users_with_operators": accounting_users_with_operators,
         }

@@ -12,6 +12,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import (
     PreflightLimits,
     plan,
     preflight_errors,
+    settings_errors,
 )
 
 
@@ -48,6 +49,15 @@ def galera_preflight_errors(variables: Mapping[str, Mapping[str, str]], limits: 
     )
 
 
+def galera_errors(groups: Mapping[str, Sequence[str]], settings: Mapping[str, Any]) -> list[str]:
+    """What is wrong with the Galera group, its dbd hosts and settings (galera role's validate)."""
+    return settings_errors(list(groups.get("galera") or []), list(groups.get("dbd") or []), settings)
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"galera_plan": galera_plan, "galera_preflight_errors": galera_preflight_errors}
+        return {
+            "galera_plan": galera_plan,
+            "galera_preflight_errors": galera_preflight_errors,
+            "galera_errors": galera_errors,
+        }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 GIB = 1024**3
 MIB = 1024**2
@@ -343,3 +344,38 @@ def plan(reports: Mapping[str, NodeReport], order: Sequence[str], chosen: str = 
     if errors:
         return Plan(None, (), False, tuple(errors))
     return Plan(newest, tuple(host for host in down if host != newest), False, (), stop)
+
+
+def settings_errors(galera: Sequence[str], dbd: Sequence[str], settings: Mapping[str, Any]) -> list[str]:
+    """The Galera group, the slurmdbd hosts on it and the state transfer settings, before any host is touched;
+    each problem on its own, naming the group or variable and the fix. settings: sst_method, sst_password,
+    bootstrap_from, bootstrap_confirm."""
+    errors: list[str] = []
+    hosts = ", ".join(galera) or "none"
+    if len(galera) < 3 or len(galera) % 2 == 0:
+        errors.append(
+            f"inventory group 'galera' has {len(galera)} hosts ({hosts}): a Galera cluster needs an odd number of at "
+            "least 3 nodes, so that a majority survives the loss of one; add or remove a node"
+        )
+    off = [host for host in dbd if host not in galera]
+    if off:
+        errors.append(
+            f"{', '.join(off)} of group 'dbd' is not in group 'galera': slurmdbd writes to its local Galera node; "
+            "put every dbd host in galera"
+        )
+    method = str(settings.get("sst_method") or "")
+    if method not in ("mariabackup", "rsync"):
+        errors.append(f"galera_sst_method is {method!r}; set it to mariabackup or rsync")
+    elif method == "mariabackup" and len(str(settings.get("sst_password") or "")) < 12:
+        errors.append(
+            "galera_sst_password (Ansible Vault, 12+ characters) is required for galera_sst_method mariabackup"
+        )
+    chosen = str(settings.get("bootstrap_from") or "")
+    if chosen and chosen not in galera:
+        errors.append(f"galera_bootstrap_from is {chosen}: it is not in group galera ({hosts}); name one of its hosts")
+    elif chosen and str(settings.get("bootstrap_confirm") or "") != chosen:
+        errors.append(
+            f"galera_bootstrap_from is {chosen}: every other Galera node would take that node's state and lose writes "
+            f"newer than its own. Confirm by typing the host again: -e galera_bootstrap_confirm={chosen}"
+        )
+    return errors

@@ -75,7 +75,11 @@ def default_settings(cluster: Cluster) -> dict[str, Any]:
         "SlurmctldLogFile": "/var/log/slurm/slurmctld.log",
         "SlurmdLogFile": "/var/log/slurm/slurmd.log",
         "SlurmctldParameters": ["enable_configless"] if cluster.configless else None,
-        "ReturnToService": 2,
+        # 1: a node DOWN because it stopped responding comes back when it registers; one an admin set DOWN (with a
+        # reason) stays down. The health and GPU checks drain, and resume only what they drained.
+        "ReturnToService": 1,
+        # A job over a partition's limits is refused at submission instead of pending forever.
+        "EnforcePartLimits": "ALL",
         "SlurmdTimeout": 300,
         "MpiDefault": "none",
         "ProctrackType": "proctrack/cgroup",

@@ -336,6 +336,56 @@ def test_controller_state_is_restored_from_the_scheduled_archive(lab: Lab) -> No
         time.sleep(2)
 
 
+def submitted(ctl: str, *command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["docker", "exec", ctl, *command], capture_output=True, text=True, check=False)
+
+
+def test_defaults_an_admin_relies_on(lab: Lab) -> None:
+    """What Slurm's own test suite found fighting the admin (issue 31), by behaviour: a node an admin sets DOWN
+    stays down when its slurmd registers again (ReturnToService=1); a job over the partition's MaxTime is refused
+    at submission (EnforcePartLimits=ALL), not queued forever; the slurm user has an association and its job runs;
+    plugstack.conf names its plugins instead of Debian's glob, which slurmctld in configless mode cannot parse."""
+    ctl, node = "pilot-ctl01", "pilot-gpu02"
+
+    def slurmd_started() -> str:
+        found = re.search(r"SlurmdStartTime=(\S+)", docker_exec(ctl, "scontrol", "show", "node", node))
+        return found.group(1) if found else ""
+
+    before = slurmd_started()
+    docker_exec(ctl, "scontrol", "update", f"nodename={node}", "state=down", "reason=maintenance")
+    try:
+        time.sleep(1)  # SlurmdStartTime has a resolution of one second
+        docker_exec(node, "systemctl", "restart", "slurmd")
+        deadline = time.monotonic() + 60
+        while slurmd_started() == before:  # the new slurmd's registration has been processed
+            assert time.monotonic() < deadline, f"{node}'s slurmd did not register again"
+            time.sleep(1)
+        shown = " ".join(docker_exec(ctl, "scontrol", "show", "node", node).split())
+        assert "State=DOWN" in shown and "Reason=maintenance" in shown, shown
+    finally:
+        docker_exec(ctl, "scontrol", "update", f"nodename={node}", "state=resume")
+    over = submitted(ctl, "sbatch", "--parsable", "--partition=gpu", "--time=02:00:00", "--mem=100M", "--wrap", "true")
+    assert over.returncode != 0 and "time limit" in over.stderr.lower(), (over.stdout, over.stderr)
+    associations = docker_exec(
+        ctl, "sacctmgr", "--noheader", "--parsable2", "show", "assoc", "user=slurm", "format=account"
+    )
+    assert associations.split() == ["root"], associations
+    job = submitted(
+        ctl, "runuser", "-u", "slurm", "--", "sbatch", "--parsable", "--mem=100M", "--chdir=/tmp", "--wrap", "true"
+    )
+    assert job.returncode == 0, job.stderr
+    deadline = time.monotonic() + 120
+    while squeue_job(ctl, job.stdout.strip().split(";")[0]):
+        assert time.monotonic() < deadline, f"the slurm user's job {job.stdout} did not complete"
+        time.sleep(2)
+    plugstack = docker_exec(ctl, "cat", "/etc/slurm/plugstack.conf").splitlines()
+    assert not [line for line in plugstack if line.strip().lower().startswith("include")], plugstack
+    docker_exec(ctl, "scontrol", "reconfigure")
+    time.sleep(3)
+    log = docker_exec(ctl, "tail", "-n", "200", "/var/log/slurm/slurmctld.log")
+    assert "glob" not in log and "Include failed" not in log, log[-2000:]
+
+
 def removal_refused_while_slurmctld_is_down(ctl: str, job: str) -> None:
     """slurmctld does not answer (as during a failover) when remove-node.yml asks about the node: the run stops,
     naming why, and the node keeps its configuration, its state and its running job."""

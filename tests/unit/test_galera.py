@@ -15,6 +15,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import (
     plan,
     preflight_errors,
     recovered_position,
+    settings_errors,
 )
 
 UUID = "5d1b7f2a-86a4-11ef-9f4b-2b5e6f0c1a11"
@@ -291,3 +292,30 @@ def test_the_operators_choice_overrides_positions_and_missing_nodes() -> None:
     assert "db3 did not report" in plan(reports, ORDER, chosen="db3").errors[0]
     running = {"db1": report(True, "Primary"), "db2": report()}
     assert "MariaDB runs on db1; a bootstrap beside" in plan(running, ORDER, chosen="db2").errors[0]
+
+
+GALERA3 = ["db01", "db02", "db03"]
+SETTINGS = {"sst_method": "mariabackup", "sst_password": "x" * 12, "bootstrap_from": "", "bootstrap_confirm": ""}
+
+
+def test_galera_settings_pass_and_each_problem_is_named_on_its_own() -> None:
+    assert settings_errors(GALERA3, ["db01", "db02"], SETTINGS) == []
+    assert settings_errors(GALERA3, [], {**SETTINGS, "sst_method": "rsync", "sst_password": ""}) == []
+    (even,) = settings_errors(GALERA3[:2], [], SETTINGS)
+    assert even.startswith("inventory group 'galera' has 2 hosts (db01, db02): a Galera cluster needs an odd number")
+    errors = settings_errors(GALERA3, ["db01", "ctl01"], {**SETTINGS, "sst_password": "short"})
+    assert errors == [
+        "ctl01 of group 'dbd' is not in group 'galera': slurmdbd writes to its local Galera node; put every dbd host "
+        "in galera",
+        "galera_sst_password (Ansible Vault, 12+ characters) is required for galera_sst_method mariabackup",
+    ]
+    (method,) = settings_errors(GALERA3, [], {**SETTINGS, "sst_method": "xtrabackup"})
+    assert method == "galera_sst_method is 'xtrabackup'; set it to mariabackup or rsync"
+
+
+def test_a_bootstrap_choice_needs_a_galera_host_typed_twice() -> None:
+    (outside,) = settings_errors(GALERA3, [], {**SETTINGS, "bootstrap_from": "db09", "bootstrap_confirm": "db09"})
+    assert "it is not in group galera (db01, db02, db03)" in outside
+    (unconfirmed,) = settings_errors(GALERA3, [], {**SETTINGS, "bootstrap_from": "db02"})
+    assert unconfirmed.endswith("-e galera_bootstrap_confirm=db02")
+    assert settings_errors(GALERA3, [], {**SETTINGS, "bootstrap_from": "db02", "bootstrap_confirm": "db02"}) == []

@@ -1,0 +1,49 @@
+"""plugstack.conf from slurm_spank_plugins, and the operator accounts' associations."""
+
+from __future__ import annotations
+
+import pytest
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpucluster.cluster.plugins.filter.accounting import accounting_users_with_operators
+from ansible_collections.gpucluster.cluster.plugins.filter.slurm import slurm_plugstack_errors, slurm_plugstack_lines
+
+PYXIS = {"path": "/usr/lib/x86_64-linux-gnu/slurm/spank_pyxis.so", "args": ["runtime_path=/run/pyxis"]}
+
+
+def test_each_plugin_is_one_line_and_nothing_is_included() -> None:
+    lines = slurm_plugstack_lines([PYXIS, {"path": "/opt/spank/x11.so", "optional": True}])
+    assert lines == [
+        "required /usr/lib/x86_64-linux-gnu/slurm/spank_pyxis.so runtime_path=/run/pyxis",
+        "optional /opt/spank/x11.so",
+    ]
+    assert slurm_plugstack_lines([]) == []
+
+
+@pytest.mark.parametrize(
+    ("plugins", "error"),
+    [
+        ("pyxis", "slurm_spank_plugins must be a list"),
+        ([{"path": "spank_pyxis.so"}], "slurm_spank_plugins[0].path 'spank_pyxis.so' must be the absolute path"),
+        ([{"path": "/usr/lib/slurm/plugstack.conf.d/*.conf"}], "must be the absolute path of the plugin's .so"),
+        ([{**PYXIS, "args": "runtime_path=/run/pyxis"}], "slurm_spank_plugins[0].args must be a list of words"),
+        ([{**PYXIS, "args": ["a b"]}], "slurm_spank_plugins[0].args must be a list of words"),
+        ([{**PYXIS, "optional": "yes"}], "slurm_spank_plugins[0].optional must be true or false"),
+        ([{**PYXIS, "required": True}], "slurm_spank_plugins[0]: unknown keys required"),
+        ([{**PYXIS, "args": ["x\nrequired /tmp/evil.so"]}], "slurm_spank_plugins[0].args[0]"),
+    ],
+)
+def test_a_wrong_plugin_is_named_and_never_written(plugins: object, error: str) -> None:
+    errors = slurm_plugstack_errors(plugins)
+    assert any(error in message for message in errors), errors
+    with pytest.raises(AnsibleFilterError):
+        slurm_plugstack_lines(plugins)
+
+
+def test_operators_get_a_root_association_unless_listed() -> None:
+    users = {"alice": {"account": "ml"}, "root": {"account": "ops", "accounts": ["root"]}}
+    assert accounting_users_with_operators(users, ["root", "slurm"]) == {
+        "alice": {"account": "ml"},
+        "root": {"account": "ops", "accounts": ["root"]},
+        "slurm": {"account": "root"},
+    }
+    assert accounting_users_with_operators({}, []) == {}
