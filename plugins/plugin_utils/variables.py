@@ -59,6 +59,16 @@ def _set_names(node: Any) -> set[str]:
     return names
 
 
+def _argument_options(role: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(name, spec) of every option of every entry point in a role's meta/argument_specs.yml."""
+    specs = _load(role / "meta" / "argument_specs.yml")
+    if not isinstance(specs, dict):
+        return
+    for entry in (specs.get("argument_specs") or {}).values():
+        for name, option in ((entry or {}).get("options") or {}).items():
+            yield str(name), option if isinstance(option, dict) else {}
+
+
 @functools.lru_cache(maxsize=4)
 def known_variables(root: Path = ROOT) -> tuple[frozenset[str], tuple[str, ...]]:
     """(every variable name the roles and playbooks read or set, the prefixes: one per role and 'cluster')."""
@@ -70,10 +80,7 @@ def known_variables(root: Path = ROOT) -> tuple[frozenset[str], tuple[str, ...]]
             data = _load(base / name)
             if isinstance(data, dict):
                 names.update(str(key) for key in data)
-        specs = _load(base / "meta" / "argument_specs.yml")
-        if isinstance(specs, dict):
-            for entry in (specs.get("argument_specs") or {}).values():
-                names.update(str(key) for key in ((entry or {}).get("options") or {}))
+        names.update(name for name, _ in _argument_options(base))
         for sub in ("tasks", "handlers"):
             for path in sorted((base / sub).glob("*.yml")):
                 names |= _set_names(_load(path))
@@ -102,14 +109,13 @@ def unknown_variables(variable_names: Iterable[str], root: Path = ROOT) -> list[
 @functools.lru_cache(maxsize=4)
 def boolean_variables(root: Path = ROOT) -> frozenset[str]:
     """The variables some role's argument specs declare as bool."""
-    names: set[str] = set()
-    for path in sorted((root / "roles").glob("*/meta/argument_specs.yml")):
-        specs = _load(path)
-        for entry in ((specs or {}).get("argument_specs") or {}).values() if isinstance(specs, dict) else ():
-            for name, option in ((entry or {}).get("options") or {}).items():
-                if isinstance(option, dict) and option.get("type") == "bool":
-                    names.add(str(name))
-    return frozenset(names)
+    return frozenset(
+        name
+        for role in sorted((root / "roles").iterdir())
+        if role.is_dir()
+        for name, option in _argument_options(role)
+        if option.get("type") == "bool"
+    )
 
 
 def boolean_errors(values: Mapping[str, Any]) -> list[str]:

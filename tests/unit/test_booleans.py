@@ -13,23 +13,12 @@ from typing import Any
 import pytest
 import yaml
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import inventory_errors
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import boolean_errors, boolean_variables
 
 from .factory import valid_groups, valid_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 CONDITIONALS = ("when", "that", "until", "failed_when", "changed_when")
-
-
-def bool_variables() -> set[str]:
-    names: set[str] = set()
-    for path in ROOT.glob("roles/*/meta/argument_specs.yml"):
-        for entry in (yaml.safe_load(path.read_text())["argument_specs"] or {}).values():
-            names |= {
-                name
-                for name, spec in ((entry or {}).get("options") or {}).items()
-                if (spec or {}).get("type") == "bool"
-            }
-    return names
 
 
 def expressions(path: Path) -> Iterator[str]:
@@ -50,7 +39,7 @@ def expressions(path: Path) -> Iterator[str]:
 
 
 def test_every_use_of_a_boolean_variable_goes_through_the_bool_filter() -> None:
-    names = bool_variables()
+    names = set(boolean_variables())
     assert {"gpu_check_timer", "login_pool_preempt", "login_pool_share_host_keys"} <= names
     pattern = re.compile(rf"(?<![\w.'\"])({'|'.join(sorted(names, key=len, reverse=True))})\b(?!\s*\|\s*bool)(?!\s*:)")
     files = [*ROOT.glob("roles/*/tasks/*.yml"), *ROOT.glob("roles/*/handlers/*.yml"), *ROOT.glob("roles/*/vars/*.yml")]
@@ -82,8 +71,6 @@ def test_a_word_that_is_not_a_boolean_is_refused() -> None:
 
 
 def test_a_boolean_variable_with_a_non_boolean_value_is_named() -> None:
-    from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import boolean_errors
-
     good = {"accounting_backup": "false", "gpu_rdma": "YES", "slurm_state_backup": 0, "gpu_dcgm": True}
     assert boolean_errors(good) == []
     assert boolean_errors({"accounting_backup": "maybe", "gpu_rdma": 2, "not_a_role_var": "maybe"}) == [
