@@ -25,9 +25,11 @@ def slurm_upgrade_hosts(installed: Mapping[str, str], target: Any) -> list[str]:
     return hosts_to_upgrade(installed, str(target))
 
 
-def slurm_upgrade_lagging(installed: Mapping[str, str], target: Any) -> list[str]:
-    """The controllers of a pair (host -> slurmctld version) left on an older release beside one on ``target``."""
-    return lagging_controllers({str(host): str(version or "") for host, version in installed.items()}, str(target))
+def slurm_upgrade_lagging(results: Sequence[Mapping[str, Any]], target: Any) -> list[str]:
+    """The controllers of a pair left on an older release beside one on ``target``, from the results of the loop
+    that read each one's slurmctld version (item: the controller, stdout: its version, none if unreadable)."""
+    installed = {str(result.get("item")): str(result.get("stdout") or "") for result in results}
+    return lagging_controllers(installed, str(target))
 
 
 def slurm_upgrade_oldest_release(installed: Mapping[str, str]) -> str:

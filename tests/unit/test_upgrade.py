@@ -122,3 +122,16 @@ def test_a_controller_left_behind_a_pair_upgrade_is_named() -> None:
     assert lagging_controllers({"ctl01": new, "ctl02": new}, "26.05") == []
     # slurmctld gone from one controller (a removal that failed half-way): it cannot run slurmctld either
     assert lagging_controllers({"ctl01": new, "ctl02": ""}, "26.05") == ["ctl02"]
+
+
+def test_the_lagging_filter_reads_the_registered_loop_results() -> None:
+    """The rescue's dpkg-query loop, as Ansible registers it (an unreachable controller has no stdout)."""
+    from ansible_collections.gpucluster.cluster.plugins.filter.upgrade import slurm_upgrade_lagging
+
+    results = [
+        {"item": "ctl01", "stdout": "26.05.1-1", "rc": 0},
+        {"item": "ctl02", "stdout": "24.11.5-4+deb13u1", "rc": 0},
+    ]
+    assert slurm_upgrade_lagging(results, "26.05") == ["ctl02"]
+    assert slurm_upgrade_lagging([results[0], {"item": "ctl02", "unreachable": True}], "26.05") == ["ctl02"]
+    assert slurm_upgrade_lagging([], "26.05") == []
