@@ -206,6 +206,20 @@ class HealthCheck:
 
 
 @dataclass(frozen=True, slots=True)
+class Mail:
+    """Job mail (sbatch --mail-type): the site's SMTP relay the controllers hand it to (a null-client MTA);
+    no relay, no mail (MailProg then only logs what it did not send)."""
+
+    relay: str = ""
+    port: int = 25
+    domain: str = ""
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.relay)
+
+
+@dataclass(frozen=True, slots=True)
 class Cluster:
     """The whole cluster as the generators see it."""
 
@@ -224,6 +238,7 @@ class Cluster:
     accounting_tres: tuple[str, ...] = ()
     job_scripts: JobScripts = field(default_factory=JobScripts)
     health_check: HealthCheck = field(default_factory=HealthCheck)
+    mail: Mail = field(default_factory=Mail)
     fabric: Fabric = field(default_factory=Fabric)
     slurm_config: tuple[tuple[str, Any], ...] = ()
     configless: bool = True
@@ -485,6 +500,7 @@ JOB_SCRIPT_KEYS = (
 )
 HEALTH_CHECK_KEYS = ("interval", "node_state", "mounts", "services", "min_free_memory_mb", "rdma_active_ports", "gpu")
 MOUNT_KEYS = ("path", "fstype", "min_free_percent")
+MAIL_KEYS = ("relay", "port", "domain")
 SPEC_KEYS = (
     "name",
     "slurm_release",
@@ -495,6 +511,7 @@ SPEC_KEYS = (
     "accounting",
     "job_scripts",
     "health_check",
+    "mail",
     "fabric",
     "slurm_config",
     "configless",
@@ -624,6 +641,7 @@ def _read_cluster(reader: _Reader, spec: Mapping[str, Any], groups: Mapping[str,
         accounting_tres=reader.strings(accounting, "tres", "cluster_accounting"),
         job_scripts=_read_job_scripts(reader, spec.get("job_scripts")),
         health_check=_read_health_check(reader, spec.get("health_check")),
+        mail=_read_mail(reader, spec.get("mail")),
         fabric=fabric,
         slurm_config=tuple((str(k), v) for k, v in slurm_config.items()),
         configless=reader.boolean(spec, "configless", "cluster_configless", default=True),
@@ -917,6 +935,18 @@ def _read_health_check(reader: _Reader, raw: Any) -> HealthCheck:
         min_free_memory_mb=memory or 0,
         rdma_active_ports=ports or 0,
         gpu=reader.boolean(data, "gpu", where, default=True),
+    )
+
+
+def _read_mail(reader: _Reader, raw: Any) -> Mail:
+    where = "cluster_mail"
+    data = reader.mapping(raw, where)
+    reader.unknown_keys(data, MAIL_KEYS, where)
+    port = reader.integer(data, "port", where, default=25, minimum=1, maximum=65535)
+    return Mail(
+        relay=reader.string(data, "relay", where).strip(),
+        port=25 if port is None else port,
+        domain=reader.string(data, "domain", where).strip(),
     )
 
 

@@ -22,6 +22,11 @@ SCRIPT_DIRS = {
 # The node health program (roles/cluster/files/gpucluster-node-health) and its settings file.
 HEALTH_CHECK_PROGRAM = "/usr/local/sbin/gpucluster-node-health"
 HEALTH_CHECK_CONFIG = "/etc/gpucluster/node-health.json"
+# Job mail: mailx hands it to the null-client MTA (nullmailer) that relays to cluster_mail.relay; without a relay
+# MailProg is the project's stand-in, which logs each mail it did not send (slurmctld would otherwise log
+# "Configured MailProg is invalid" at every start, and a user's --mail-type would vanish without a trace).
+MAIL_PROGRAM = "/usr/bin/mail"
+NO_MAIL_PROGRAM = "/usr/local/sbin/gpucluster-no-mail"
 PRIORITY_WEIGHT_KEYS = {
     "age": "PriorityWeightAge",
     "assoc": "PriorityWeightAssoc",
@@ -80,6 +85,8 @@ def default_settings(cluster: Cluster) -> dict[str, Any]:
         "ReturnToService": 1,
         # A job over a partition's limits is refused at submission instead of pending forever.
         "EnforcePartLimits": "ALL",
+        "MailProg": MAIL_PROGRAM if cluster.mail.enabled else NO_MAIL_PROGRAM,
+        "MailDomain": cluster.mail.domain.removeprefix("@") or None,
         "SlurmdTimeout": 300,
         "MpiDefault": "none",
         "ProctrackType": "proctrack/cgroup",
@@ -227,6 +234,18 @@ def health_check_config(cluster: Cluster) -> dict[str, Any]:
             "rdma_active_ports": health.rdma_active_ports,
             "gpu": health.gpu,
         },
+    }
+
+
+def mail_config(cluster: Cluster) -> dict[str, Any]:
+    """What the controllers need for job mail: the MTA's relay, or the stand-in MailProg."""
+    mail = cluster.mail
+    return {
+        "enabled": mail.enabled,
+        "relay": mail.relay,
+        "port": mail.port,
+        "domain": mail.domain.removeprefix("@"),
+        "program": MAIL_PROGRAM if mail.enabled else NO_MAIL_PROGRAM,
     }
 
 

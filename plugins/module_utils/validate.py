@@ -615,6 +615,33 @@ def check_health_check(cluster: Cluster) -> list[str]:
     return errors
 
 
+# A host name (RFC 1123 labels) or an IP address: what nullmailer's remotes and Slurm's MailDomain take.
+DNS_NAME = re.compile(
+    r"(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*"
+)
+
+
+def check_mail(cluster: Cluster) -> list[str]:
+    errors = []
+    mail = cluster.mail
+    if mail.relay and not (
+        DNS_NAME.fullmatch(mail.relay) or netaddr.valid_ipv4(mail.relay) or netaddr.valid_ipv6(mail.relay)
+    ):
+        hint = "; give the port as cluster_mail.port" if ":" in mail.relay else ""
+        errors.append(
+            f"cluster_mail.relay: {mail.relay!r} is no host name or IP address; give the site's SMTP relay, e.g. "
+            f"smtp.example.org{hint}"
+        )
+    if mail.domain and not DNS_NAME.fullmatch(mail.domain.removeprefix("@")):
+        errors.append(f"cluster_mail.domain: {mail.domain!r} is no domain name; e.g. example.org (users' mail domain)")
+    if mail.domain and not mail.relay:
+        errors.append(
+            "cluster_mail.domain is set but cluster_mail.relay is empty: without a relay no mail leaves the "
+            "controllers; give the site's SMTP relay, or remove cluster_mail"
+        )
+    return errors
+
+
 def check_slurm_config(cluster: Cluster) -> list[str]:
     errors = []
     release = str(cluster.release)
@@ -786,6 +813,7 @@ RULES: tuple[Rule, ...] = (
     check_scheduling,
     check_job_scripts,
     check_health_check,
+    check_mail,
     check_slurm_config,
     check_fabric,
 )

@@ -389,6 +389,37 @@ def test_defaults_an_admin_relies_on(lab: Lab) -> None:
     assert "glob" not in log and "Include failed" not in log, log[-2000:]
 
 
+def test_job_mail_is_queued_for_the_inventorys_relay(lab: Lab) -> None:
+    """sbatch --mail-type=END: slurmctld runs MailProg (mailx), which hands the message to nullmailer; the relay
+    of cluster_mail (pilot-dbd01, where nothing listens) is unreachable, so the message waits in the controller's
+    queue, addressed to alice at cluster_mail.domain, with Slurm's subject; slurmctld found its MailProg valid."""
+    ctl = "pilot-ctl01"
+    assert docker_exec(ctl, "cat", "/etc/nullmailer/remotes").strip() == "pilot-dbd01 smtp --port=25"
+    job = submitted(
+        ctl, "runuser", "-u", "alice", "--", "sbatch", "--parsable", "--mail-type=END", "--mem=100M",
+        "--chdir=/tmp", "--wrap", "true",
+    )  # fmt: skip
+    assert job.returncode == 0, job.stderr
+    job_id = job.stdout.strip().split(";")[0]
+
+    def queued() -> str:
+        found = subprocess.run(
+            ["docker", "exec", ctl, "bash", "-c", f"grep -l 'Job_id={job_id} ' /var/spool/nullmailer/queue/*"],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        return found.stdout.strip()
+
+    message_file = molecule_run.wait_for(f"the mail of job {job_id} in nullmailer's queue", queued, 120, every=2)
+    message = docker_exec(ctl, "cat", message_file.splitlines()[0])
+    envelope, _, body = message.partition("\n\n")
+    assert "alice@lab.example" in envelope.splitlines()[1:], message
+    assert re.search(rf"^Subject: Slurm Job_id={job_id} Name=wrap Ended, .*COMPLETED, ExitCode 0$", body, re.M), body
+    invalid = subprocess.run(
+        ["docker", "exec", ctl, "grep", "-q", "MailProg is invalid", "/var/log/slurm/slurmctld.log"], check=False
+    )
+    assert invalid.returncode == 1, "slurmctld logged 'Configured MailProg is invalid'"
+
+
 KNOWN_FAILURES = Path(__file__).with_name("slurm_testsuite_known.toml")
 SUITE_REPORT = molecule_run.ROOT / "build" / "lab" / "slurm-testsuite-{}.txt"
 

@@ -257,6 +257,20 @@ def test_ha_parts_work(lab: Lab) -> None:
     assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
 
 
+def test_job_mail_without_a_relay_is_logged_as_not_sent(lab: Lab) -> None:
+    """The production inventory names no mail relay (cluster_mail): MailProg is the project's stand-in, which
+    sends nothing and logs, on the controller in charge, the mail a --mail-type job would have had."""
+    job = submit_with("--mail-type=END", "true")
+    wait(lambda: job_states([job]).get(job) == "COMPLETED", 120, f"job {job} to complete")
+    active = next(host for host in CONTROLLERS if slurmctld_active(host))
+
+    def logged() -> bool:
+        journal = sh(active, "journalctl --no-pager -o cat -t gpucluster-no-mail", check=False)
+        return f"Job_id={job} " in journal and "not sent, no mail relay" in journal
+
+    wait(logged, 60, f"{active} to log the mail of job {job} as not sent")
+
+
 def test_secrets_stay_out_of_the_log_and_files_are_private(lab: Lab) -> None:
     galera_cnf = sh("prod-db01", "cat /etc/mysql/mariadb.conf.d/60-galera.cnf")
     sst = re.search(r"^wsrep_sst_auth=\w+:(\S+)$", galera_cnf, re.M)
@@ -299,7 +313,11 @@ def test_a_new_name_for_the_running_galera_cluster_is_refused(lab: Lab) -> None:
 
 
 def submit(command: str) -> str:
-    return sh(COMPUTE, f"sbatch --parsable --job-name=drill --wrap '{command}'").split(";")[0]
+    return submit_with("", command)
+
+
+def submit_with(options: str, command: str) -> str:
+    return sh(COMPUTE, f"sbatch --parsable --job-name=drill {options} --wrap '{command}'").split(";")[0]
 
 
 def job_states(ids: list[str]) -> dict[str, str]:

@@ -80,6 +80,28 @@ def test_user_settings_override_and_null_deletes() -> None:
     assert "EnforcePartLimits=YES" in lines
 
 
+def test_job_mail_goes_to_the_relay_or_is_logged_as_not_sent() -> None:
+    settings = render()["slurm_conf"]["settings"]
+    assert "MailProg=/usr/local/sbin/gpucluster-no-mail" in settings
+    assert not any(line.startswith("MailDomain=") for line in settings)
+    assert render()["mail"] == {
+        "enabled": False,
+        "relay": "",
+        "port": 25,
+        "domain": "",
+        "program": "/usr/local/sbin/gpucluster-no-mail",
+    }
+    spec = valid_spec()
+    spec["mail"] = {"relay": "smtp.example.org", "port": "587", "domain": "@example.org"}
+    rendered = render(spec)
+    assert "MailProg=/usr/bin/mail" in rendered["slurm_conf"]["settings"]
+    assert "MailDomain=example.org" in rendered["slurm_conf"]["settings"]
+    assert rendered["mail"]["enabled"] and rendered["mail"]["port"] == 587
+    assert rendered["mail"]["domain"] == "example.org"
+    spec["slurm_config"] = {"MailProg": "/usr/local/bin/site-mail"}
+    assert "MailProg=/usr/local/bin/site-mail" in render(spec)["slurm_conf"]["settings"]
+
+
 def test_partition_by_group_and_feature() -> None:
     spec, groups = valid_spec(), valid_groups()
     groups["rack1"] = ["gpu01", "cpu01"]

@@ -227,6 +227,12 @@ CASES: list[tuple[str, Mutation, str]] = [
         "START_ONLY needs Slurm 23.02",
     ),
     ("health service name", _set("health_check", {"services": ["munge; reboot"]}), "are not systemd unit names"),
+    ("mail unknown key", _set("mail", {"relays": "smtp.example.org"}), "did you mean 'relay'?"),
+    ("mail relay with port", _set("mail", {"relay": "smtp.example.org:587"}), "give the port as cluster_mail.port"),
+    ("mail relay url", _set("mail", {"relay": "smtp://mail"}), "'smtp://mail' is no host name or IP address"),
+    ("mail port range", _set("mail", {"relay": "mail", "port": 70000}), "cluster_mail.port: 70000 is out of range"),
+    ("mail domain alone", _set("mail", {"domain": "example.org"}), "cluster_mail.relay is empty"),
+    ("mail domain bad", _set("mail", {"relay": "mail", "domain": "ex ample"}), "'ex ample' is no domain name"),
     (
         "health_check program in slurm_config",
         _set("slurm_config", {"HealthCheckProgram": "/usr/sbin/nhc"}),
