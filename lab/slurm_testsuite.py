@@ -4,8 +4,8 @@ Debian's archive serves the upstream source as the orig tarball of the slurm-wlm
 once per content (the archive index's SHA-256 names the cache entry, build/cache/slurm-testsuite/) and its
 testsuite/python runs in local-config mode (it changes no configuration and restarts nothing) as a user of the
 lab, one pytest per test module (an aged-out job of one module would fail every later module's teardown),
-with a time limit per test and per module, its temporary files on the lab's shared /home (the jobs change
-into them).
+with a time limit per test and per module, from a directory of the lab's shared /home (the suite's jobs and
+the steps it runs as the slurm user change into it).
 
     python -m lab.slurm_testsuite fetch SUITE     download (cached) and print the suite's directory
 
@@ -163,9 +163,13 @@ def _docker(*args: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["docker", *args], capture_output=True, text=True, timeout=timeout, check=False)
 
 
-def install(host: str, user: str, directory: Path, home: str) -> str:
-    """The suite and what it imports on ``host``, under ``user``'s ``home`` (shared with the compute nodes);
-    returns the suite's directory there."""
+SUDOERS = "/etc/sudoers.d/slurm-testsuite"
+
+
+def install(host: str, user: str, directory: Path, target: str) -> None:
+    """The suite and what it imports on ``host`` at ``target``, a directory of the shared /home that ``user``
+    owns and the slurm user may enter (steps the suite runs as SlurmUser change into it); ``user`` gets
+    passwordless sudo, which the suite's tests of the slurm user's and root's commands need (run() takes it back)."""
     packages = " ".join(PACKAGES)
     setup = _docker(
         "exec", host, "bash", "-c",
@@ -174,44 +178,57 @@ def install(host: str, user: str, directory: Path, home: str) -> str:
     )  # fmt: skip
     if setup.returncode != 0:
         raise RuntimeError(f"{host}: installing {packages}: {setup.stdout}{setup.stderr}")
-    target = f"{home}/slurm-testsuite"
     for command in (
-        ["exec", host, "rm", "-rf", target, f"{home}/slurm-testsuite-results"],
+        ["exec", host, "rm", "-rf", target],
         ["cp", str(directory), f"{host}:{target}"],
-        ["exec", host, "chown", "-R", f"{user}:", target],
-        ["exec", "-u", user, host, "mkdir", "-p", f"{home}/slurm-testsuite-results/tmp"],
+        [
+            "exec",
+            host,
+            "bash",
+            "-c",
+            f"mkdir -p {target}/results/tmp && chown -R {user}: {target} && chmod 0755 {target}",
+        ],
+        ["exec", host, "bash", "-c", f"echo '{user} ALL=(ALL) NOPASSWD: ALL' > {SUDOERS} && chmod 0440 {SUDOERS}"],
     ):
         done = _docker(*command)
         if done.returncode != 0:
             raise RuntimeError(f"docker {' '.join(command)}: {done.stdout}{done.stderr}")
-    return target
 
 
 def run(
-    host: str, user: str, directory: Path, home: str, *, test_limit: int = 120, module_limit: int = 600
+    host: str,
+    user: str,
+    directory: Path,
+    *,
+    target: str = "/home/slurm-testsuite",
+    test_limit: int = 120,
+    module_limit: int = 600,
 ) -> tuple[Summary, dict[str, float]]:
     """Every module of the suite at ``directory`` as ``user`` on ``host``, one pytest each; the summary and each
     module's seconds (a module past ``module_limit`` is one error)."""
-    target = install(host, user, directory, home)
-    results = f"{home}/slurm-testsuite-results"
+    install(host, user, directory, target)
+    results = f"{target}/results"
     summary, seconds = Summary(), {}
-    for module in modules(directory):
-        start = time.monotonic()
-        command = module_command(target, module, results, test_limit)
-        try:
-            _docker("exec", "-u", user, "-w", home, host, "bash", "-c", command, timeout=module_limit)
-        except subprocess.TimeoutExpired:
-            _docker("exec", host, "pkill", "-u", user, "-f", f"tests/{module}.py")
-            summary.outcomes.append(Outcome(f"{module}::*", "error", f"the module ran past {module_limit} s"))
-            continue
-        finally:
-            seconds[module] = time.monotonic() - start
-        xml = _docker("exec", host, "cat", f"{results}/{module}.xml")
-        if xml.returncode != 0 or not xml.stdout.strip():
-            log = _docker("exec", host, "tail", "-n", "20", f"{results}/{module}.log").stdout
-            summary.outcomes.append(Outcome(f"{module}::*", "error", f"no junit report: {log}"))
-            continue
-        summary.outcomes += parse_junit(module, xml.stdout)
+    try:
+        for module in modules(directory):
+            start = time.monotonic()
+            command = module_command(target, module, results, test_limit)
+            try:
+                _docker("exec", "-u", user, "-w", target, host, "bash", "-c", command, timeout=module_limit)
+            except subprocess.TimeoutExpired:
+                _docker("exec", host, "pkill", "-u", user, "-f", f"tests/{module}.py")
+                summary.outcomes.append(Outcome(f"{module}::*", "error", f"the module ran past {module_limit} s"))
+                continue
+            finally:
+                seconds[module] = time.monotonic() - start
+            xml = _docker("exec", host, "cat", f"{results}/{module}.xml")
+            if xml.returncode != 0 or not xml.stdout.strip():
+                log = _docker("exec", host, "tail", "-n", "20", f"{results}/{module}.log").stdout
+                summary.outcomes.append(Outcome(f"{module}::*", "error", f"no junit report: {log}"))
+                continue
+            summary.outcomes += parse_junit(module, xml.stdout)
+    finally:
+        _docker("exec", host, "rm", "-f", SUDOERS)
     return summary, seconds
 
 

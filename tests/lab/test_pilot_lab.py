@@ -426,16 +426,17 @@ SUITE_REPORT = molecule_run.ROOT / "build" / "lab" / "slurm-testsuite-{}.txt"
 
 def test_slurms_own_test_suite_fails_only_where_the_table_says_why(lab: Lab) -> None:
     """SchedMD's test suite (testsuite/python of the Slurm source Debian ships) in local-config mode, as alice on
-    the controller, one pytest per module (lab/slurm_testsuite.py). Every failure must be in
-    tests/lab/slurm_testsuite_known.toml with the reason it cannot pass here, and the passes must not fall below
-    the count recorded there; the report (passed/failed/skipped by reason) is printed and kept in build/lab/."""
+    the controller with passwordless sudo for the run, one pytest per module (lab/slurm_testsuite.py). Every
+    failure must be in tests/lab/slurm_testsuite_known.toml with the reason it cannot pass here, and the passes
+    must not fall below the count recorded there; the report (passed/failed/skipped by reason) is printed and
+    kept in build/lab/."""
     if _suite["name"] != "trixie":
         pytest.skip("run on Debian 13's lab (Slurm 24.11): Debian 12's 22.05 suite predates local-config mode")
     release = SUITES[_suite["name"]]
     table = tomllib.loads(KNOWN_FAILURES.read_text(encoding="utf-8"))["release"][release]
     known: dict[str, str] = table["known"]
     directory = slurm_testsuite.fetch(_suite["name"])
-    summary, seconds = slurm_testsuite.run("pilot-ctl01", "alice", directory, "/home/alice")
+    summary, seconds = slurm_testsuite.run("pilot-ctl01", "alice", directory)
     report = summary.report(release, known)
     slowest = sorted(seconds.items(), key=lambda item: -item[1])[:5]
     report += f"\n{sum(seconds.values()):.0f} s in all; slowest modules: " + ", ".join(

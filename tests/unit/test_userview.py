@@ -97,3 +97,10 @@ def test_example_times_never_exceed_the_partition_limit() -> None:
     assert example_times("00:10:00") == {"short": "00:10:00", "train": "00:10:00", "long": "00:10:00"}
     assert example_times("2-00:00:00") == {"short": "00:10:00", "train": "01:00:00", "long": "04:00:00"}
     assert example_times("") == {"short": "00:10:00", "train": "01:00:00", "long": "04:00:00"}
+
+
+def test_the_guide_says_whether_job_mail_leaves_the_cluster() -> None:
+    assert user_view(build_cluster(valid_spec(), valid_groups()))["mail"] == {"enabled": False, "domain": ""}
+    spec = valid_spec()
+    spec["mail"] = {"relay": "smtp.example.org", "domain": "example.org"}
+    assert user_view(build_cluster(spec, valid_groups()))["mail"] == {"enabled": True, "domain": "example.org"}
