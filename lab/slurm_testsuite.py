@@ -108,6 +108,11 @@ class Summary:
         listed = set(known)
         return [outcome for outcome in self.failures() if outcome.test not in listed]
 
+    def stale(self, known: Iterable[str]) -> list[str]:
+        """Tests the table lists as failing that passed: their line can go, and passed_at_least up."""
+        passed = {outcome.test for outcome in self.outcomes if outcome.result == "passed"}
+        return sorted(test for test in known if test in passed)
+
     def report(self, release: str, known: dict[str, str]) -> str:
         counts = self.counts()
         lines = [
@@ -118,6 +123,7 @@ class Summary:
         for outcome in self.failures():
             why = known.get(outcome.test, "NOT IN THE TABLE: " + outcome.message[:300])
             lines.append(f"  {outcome.test} ({outcome.result}): {why}")
+        lines += [f"  listed as failing, passed now (remove its line): {test}" for test in self.stale(known)]
         lines.append("skipped, by reason:")
         lines += [f"  {count:4d} {reason}" for reason, count in self.skip_reasons().most_common()]
         return "\n".join(lines)

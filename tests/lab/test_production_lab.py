@@ -5,9 +5,10 @@ playbooks/pilot.yml) runs jobs, then playbooks/upgrade-production.yml moves it t
 Checks and drills (each prints what it measured):
 - the phase upgrade: the jobs queued and running before it complete after it, the accounting rows of before
   are unchanged (job ids, states, times), job ids go on from the pilot's, a second run changes nothing;
-- kill the container running slurmctld, 10 times: the peer fences it (Debian's fence_virsh against the lab's
-  BMC, lab/bmc.py), holds the VIP and answers within 20 s, running jobs finish, new jobs are accepted, no job is
-  lost, and never do two controllers run slurmctld;
+- kill the container running slurmctld, 5 times (GPUCLUSTER_FAILOVER_DRILLS): the peer fences it (Debian's
+  fence_virsh against the lab's BMC, lab/bmc.py), then holds the VIP and answers (within the daemons' own
+  timeouts; the times go to the drills' report), running jobs finish, new jobs are accepted, no job is lost, and
+  never do two controllers run slurmctld;
 - rotate the BMC password and run the pacemaker role: the fence devices are updated; then cut the network of
   the controller in charge inside its namespace: the peer fences it (with the new password) before it starts
   slurmctld, the cut controller comes back from its reboot and rejoins, no job is lost;

@@ -120,3 +120,4 @@ def test_only_failures_missing_from_the_table_are_unexplained() -> None:
     assert "1 passed, 1 failed, 1 errors, 2 skipped" in report
     assert "test_116_1::test_bad (failed): the suite assumes a CR_CPU cluster" in report
     assert "test_116_1::test_broken (error): NOT IN THE TABLE: failed on setup" in report
+    assert summary.stale({"test_116_1::test_ok": "x", "test_116_1::test_bad": "y"}) == ["test_116_1::test_ok"]
