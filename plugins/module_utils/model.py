@@ -946,7 +946,8 @@ def _read_mail(reader: _Reader, raw: Any) -> Mail:
     return Mail(
         relay=reader.string(data, "relay", where).strip(),
         port=25 if port is None else port,
-        domain=reader.string(data, "domain", where).strip(),
+        # MailDomain takes the domain alone: a leading '@' (as in an address) is dropped here, once
+        domain=reader.string(data, "domain", where).strip().removeprefix("@"),
     )
 
 

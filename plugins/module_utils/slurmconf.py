@@ -85,8 +85,8 @@ def default_settings(cluster: Cluster) -> dict[str, Any]:
         "ReturnToService": 1,
         # A job over a partition's limits is refused at submission instead of pending forever.
         "EnforcePartLimits": "ALL",
-        "MailProg": MAIL_PROGRAM if cluster.mail.enabled else NO_MAIL_PROGRAM,
-        "MailDomain": cluster.mail.domain.removeprefix("@") or None,
+        "MailProg": mail_program(cluster),
+        "MailDomain": cluster.mail.domain or None,
         "SlurmdTimeout": 300,
         "MpiDefault": "none",
         "ProctrackType": "proctrack/cgroup",
@@ -237,15 +237,22 @@ def health_check_config(cluster: Cluster) -> dict[str, Any]:
     }
 
 
+def mail_program(cluster: Cluster) -> str:
+    """MailProg: mailx when there is a relay, else the stand-in."""
+    return MAIL_PROGRAM if cluster.mail.enabled else NO_MAIL_PROGRAM
+
+
 def mail_config(cluster: Cluster) -> dict[str, Any]:
-    """What the controllers need for job mail: the MTA's relay, or the stand-in MailProg."""
+    """What the controllers need for job mail: the MTA's relay, or the stand-in MailProg (installed at
+    ``stand_in`` either way: the slurm role reads the path from here)."""
     mail = cluster.mail
     return {
         "enabled": mail.enabled,
         "relay": mail.relay,
         "port": mail.port,
-        "domain": mail.domain.removeprefix("@"),
-        "program": MAIL_PROGRAM if mail.enabled else NO_MAIL_PROGRAM,
+        "domain": mail.domain,
+        "program": mail_program(cluster),
+        "stand_in": NO_MAIL_PROGRAM,
     }
 
 

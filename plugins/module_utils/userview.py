@@ -119,6 +119,6 @@ def user_view(cluster: Cluster) -> dict[str, Any]:
             for q in cluster.qos
         ],
         "preemption": cluster.scheduling.preempt_type != "none",
-        "mail": {"enabled": cluster.mail.enabled, "domain": cluster.mail.domain.removeprefix("@")},
+        "mail": {"enabled": cluster.mail.enabled, "domain": cluster.mail.domain},
         "example": example_target(partitions),
     }

@@ -632,7 +632,7 @@ def check_mail(cluster: Cluster) -> list[str]:
             f"cluster_mail.relay: {mail.relay!r} is no host name or IP address; give the site's SMTP relay, e.g. "
             f"smtp.example.org{hint}"
         )
-    if mail.domain and not DNS_NAME.fullmatch(mail.domain.removeprefix("@")):
+    if mail.domain and not DNS_NAME.fullmatch(mail.domain):
         errors.append(f"cluster_mail.domain: {mail.domain!r} is no domain name; e.g. example.org (users' mail domain)")
     if mail.domain and not mail.relay:
         errors.append(

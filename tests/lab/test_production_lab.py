@@ -56,6 +56,8 @@ DRILLS = int(os.environ.get("GPUCLUSTER_FAILOVER_DRILLS", "5"))
 # upgrade-production.yml --check --diff on the pilot before the move: about 3 more minutes, so by hand only.
 PILOT_CHECK = os.environ.get("GPUCLUSTER_PRODUCTION_PILOT_CHECK") == "1"
 SUITE = "trixie"
+# the pair's shared StateSaveLocation (cluster_slurm_config of molecule/production/inventory)
+STATE_SAVE_LOCATION = "/srv/slurmctld"
 
 pytestmark = pytest.mark.lab
 
@@ -224,7 +226,7 @@ def test_phase_upgrade_kept_every_job_and_accounting_row(lab: Lab) -> None:
     assert set(states.values()) == {"COMPLETED"} and len(states) == len(lab.queue_before), states
     newest = max(int(row.split("|", 1)[0].split("_")[0]) for row in lab.accounting_before + lab.queue_before)
     assert int(submit("true")) > newest, "job ids started over: slurmctld's state did not move"
-    assert sh("prod-ctl02", "test -s /srv/slurmctld/job_state && echo ok") == "ok"
+    assert sh("prod-ctl02", f"test -s {STATE_SAVE_LOCATION}/job_state && echo ok") == "ok"
     for host, backup in (
         ("prod-db01", "slurm_acct_db-before-production.sql.gz"),
         ("prod-ctl01", "slurmctld-state-before-production.tar.gz"),
@@ -399,8 +401,15 @@ def wait_or_explain(predicate: Callable[[], object], timeout: float, what: str, 
 def state_saved_after(host: str, moment: float) -> bool:
     """slurmctld on ``host`` has written its job state since ``moment`` (epoch seconds): what changed before
     is in StateSaveLocation, and a crash from now on does not take it with it (SchedMD's HA guide)."""
-    saved = sh(host, "stat -c %Y /srv/slurmctld/job_state", check=False)
+    saved = sh(host, f"stat -c %Y {STATE_SAVE_LOCATION}/job_state", check=False)
     return saved.isdigit() and int(saved) > moment
+
+
+def wait_for_state_saved(host: str, job: str) -> None:
+    """Until slurmctld on ``host`` has saved its state after ``job`` started (a second's margin: the file's
+    time has a resolution of one second)."""
+    started = time.time()
+    wait(partial(state_saved_after, host, started + 1), 60, f"{host} to save the start of {job}")
 
 
 def controller_in_charge(host: str) -> bool:
@@ -428,8 +437,7 @@ def test_controller_failover_drills(lab: Lab) -> None:
             wait(partial(job_running, long_job), 60, f"job {long_job} to start")
             # slurmctld saves job state every few seconds: what changed just before a crash is gone with it
             # (SchedMD's HA guide), so the drill kills the controller after the start has been saved.
-            started = time.time()
-            wait(partial(state_saved_after, active, started + 1), 60, f"{active} to save the start of {long_job}")
+            wait_for_state_saved(active, long_job)
             submitted.append(long_job)
             queued = sh(COMPUTE, "squeue -h -o %i").split()
             start, since = time.monotonic(), time.time()
@@ -502,8 +510,7 @@ def test_a_cut_off_controller_is_fenced_before_its_peer_takes_over(lab: Lab) -> 
     peer = next(host for host in CONTROLLERS if host != active)
     job = submit("sleep 45")
     wait(partial(job_running, job), 60, f"job {job} to start")
-    started = time.time()  # the job's start saved in StateSaveLocation (see the kill drills)
-    wait(partial(state_saved_after, active, started + 1), 60, f"{active} to save the start of {job}")
+    wait_for_state_saved(active, job)  # the job's start in StateSaveLocation (see the kill drills)
     watch = Watch()
     watcher = threading.Thread(target=watch.run, daemon=True)
     watcher.start()

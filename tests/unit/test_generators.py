@@ -90,6 +90,7 @@ def test_job_mail_goes_to_the_relay_or_is_logged_as_not_sent() -> None:
         "port": 25,
         "domain": "",
         "program": "/usr/local/sbin/gpucluster-no-mail",
+        "stand_in": "/usr/local/sbin/gpucluster-no-mail",
     }
     spec = valid_spec()
     spec["mail"] = {"relay": "smtp.example.org", "port": "587", "domain": "@example.org"}
