@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -10,7 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
@@ -108,6 +109,31 @@ def failures(output: str, context: int = 2500) -> str:
         start = output.rfind("\nTASK [", 0, match.start())
         parts.append(output[max(start, 0) : match.start() + context])
     return "\n...\n".join(parts)
+
+
+def json_run(output: str) -> dict[str, Any]:
+    """The report of a run with ANSIBLE_STDOUT_CALLBACK=ansible.posix.json (after any warnings printed first)."""
+    report: dict[str, Any] = json.loads(output[output.index("\n{") + 1 if not output.startswith("{") else 0 :])
+    return report
+
+
+def task_actions(report: dict[str, Any]) -> list[tuple[str, dict[str, str]]]:
+    """What each task of a run did on each host, from its JSON report: ran or skipped, would change or not, the
+    module's arguments as templated and the --diff; without what differs from one run to the next (the run's
+    temporary paths, the arguments Ansible adds for itself)."""
+    return [
+        (task["task"]["name"], {host: _action(result) for host, result in task["hosts"].items()})
+        for play in report["plays"]
+        for task in play["tasks"]
+    ]
+
+
+def _action(result: dict[str, Any]) -> str:
+    status = next((word for word in ("failed", "skipped", "changed") if result.get(word)), "ok")
+    arguments = (result.get("invocation") or {}).get("module_args")
+    text = json.dumps([status, arguments, result.get("diff")], sort_keys=True)
+    text = re.sub(r'"_[a-z_]+": [^,}]+(, )?', "", text)
+    return re.sub(r"/[^\s\"]*/ansible-(local|tmp)-[^/\s\"]+(/[^/\s\"]+)?/", "<tmp>/", text)
 
 
 def changed_tasks(output: str) -> list[str]:
