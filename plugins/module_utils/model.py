@@ -220,6 +220,17 @@ class Mail:
 
 
 @dataclass(frozen=True, slots=True)
+class RestApi:
+    """Slurm's REST API (slurmrestd on the controllers) with JSON Web Tokens: users get a token from
+    `scontrol token`; slurmctld and slurmdbd accept it beside MUNGE (AuthAltTypes=auth/jwt)."""
+
+    enabled: bool = False
+    port: int = 6820
+    # AuthAltParameters max_token_lifespan: the longest token a user may get (0: Slurm's own limit)
+    max_token_lifespan: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Cluster:
     """The whole cluster as the generators see it."""
 
@@ -239,6 +250,7 @@ class Cluster:
     job_scripts: JobScripts = field(default_factory=JobScripts)
     health_check: HealthCheck = field(default_factory=HealthCheck)
     mail: Mail = field(default_factory=Mail)
+    rest_api: RestApi = field(default_factory=RestApi)
     fabric: Fabric = field(default_factory=Fabric)
     slurm_config: tuple[tuple[str, Any], ...] = ()
     configless: bool = True
@@ -501,6 +513,7 @@ JOB_SCRIPT_KEYS = (
 HEALTH_CHECK_KEYS = ("interval", "node_state", "mounts", "services", "min_free_memory_mb", "rdma_active_ports", "gpu")
 MOUNT_KEYS = ("path", "fstype", "min_free_percent")
 MAIL_KEYS = ("relay", "port", "domain")
+REST_API_KEYS = ("enabled", "port", "max_token_lifespan")
 SPEC_KEYS = (
     "name",
     "slurm_release",
@@ -512,6 +525,7 @@ SPEC_KEYS = (
     "job_scripts",
     "health_check",
     "mail",
+    "rest_api",
     "fabric",
     "slurm_config",
     "configless",
@@ -642,6 +656,7 @@ def _read_cluster(reader: _Reader, spec: Mapping[str, Any], groups: Mapping[str,
         job_scripts=_read_job_scripts(reader, spec.get("job_scripts")),
         health_check=_read_health_check(reader, spec.get("health_check")),
         mail=_read_mail(reader, spec.get("mail")),
+        rest_api=_read_rest_api(reader, spec.get("rest_api")),
         fabric=fabric,
         slurm_config=tuple((str(k), v) for k, v in slurm_config.items()),
         configless=reader.boolean(spec, "configless", "cluster_configless", default=True),
@@ -948,6 +963,19 @@ def _read_mail(reader: _Reader, raw: Any) -> Mail:
         port=25 if port is None else port,
         # MailDomain takes the domain alone: a leading '@' (as in an address) is dropped here, once
         domain=reader.string(data, "domain", where).strip().removeprefix("@"),
+    )
+
+
+def _read_rest_api(reader: _Reader, raw: Any) -> RestApi:
+    where = "cluster_rest_api"
+    data = reader.mapping(raw, where)
+    reader.unknown_keys(data, REST_API_KEYS, where)
+    port = reader.integer(data, "port", where, default=6820, minimum=1, maximum=65535)
+    lifespan = reader.integer(data, "max_token_lifespan", where, default=0, minimum=0)
+    return RestApi(
+        enabled=reader.boolean(data, "enabled", where),
+        port=6820 if port is None else port,
+        max_token_lifespan=lifespan or 0,
     )
 
 

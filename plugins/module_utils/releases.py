@@ -6,7 +6,10 @@ is one entry here plus its real-slurmctld test.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+from .slurm_release_data import RELEASE_DATA
 
 # Debian ships 22.05 in bookworm, 24.11 in trixie and 26.05 in unstable; the others are listed so that
 # sites on vendor packages are judged by the same rules.
@@ -62,6 +65,17 @@ class Release:
     def autodetect_nvidia(self) -> bool:
         """gres.conf AutoDetect=nvidia (no NVML library needed) from 24.11."""
         return self.at_least("24.11")
+
+    @property
+    def rest_api_version(self) -> str:
+        """The newest version of slurmrestd's /slurm/ API the release serves (v0.0.42 on 24.11), from the plugins of
+        Debian's packages (data_parser_v0_0_NN from 23.02, openapi_v0_0_NN before); "" for a release not read from
+        Debian (slurmrestd lists its versions at /openapi/v3)."""
+        plugins = RELEASE_DATA.get(str(self), {}).get("plugins")
+        pattern = re.compile(r"(?:data_parser|openapi)_v0_0_(\d+)")
+        found = (pattern.fullmatch(str(plugin)) for plugin in (plugins if isinstance(plugins, list) else []))
+        versions = [int(match[1]) for match in found if match]
+        return f"v0.0.{max(versions)}" if versions else ""
 
     @property
     def autodetect_full(self) -> bool:

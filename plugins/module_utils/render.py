@@ -6,7 +6,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .model import Cluster, InventoryError, build_cluster, build_pods
-from .slurmconf import gres_lines, health_check_config, job_script_files, mail_config, slurm_conf_sections
+from .slurmconf import (
+    gres_lines,
+    health_check_config,
+    job_script_files,
+    mail_config,
+    rest_api_config,
+    slurm_conf_sections,
+)
 from .topology import topology_conf, topology_yaml
 from .values import unsafe_lines
 
@@ -40,6 +47,7 @@ def cluster_config(cluster: Cluster) -> dict[str, Any]:
         "job_scripts": job_script_files(cluster),
         "health_check": health_check_config(cluster),
         "mail": mail_config(cluster),
+        "rest_api": rest_api_config(cluster),
         # The files this release reads, and the topology file it must not find (topology.yaml wins over
         # topology.conf from 25.05, so a stale one would override the new one).
         "files": files,

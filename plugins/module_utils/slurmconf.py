@@ -27,6 +27,9 @@ HEALTH_CHECK_CONFIG = "/etc/gpucluster/node-health.json"
 # "Configured MailProg is invalid" at every start, and a user's --mail-type would vanish without a trace).
 MAIL_PROGRAM = "/usr/bin/mail"
 NO_MAIL_PROGRAM = "/usr/local/sbin/gpucluster-no-mail"
+# The key slurmctld and slurmdbd sign and check JSON Web Tokens with (cluster_rest_api): on the controllers and the
+# dbd hosts only, 0400 slurm.
+JWT_KEY = "/etc/slurm/jwt_hs256.key"
 PRIORITY_WEIGHT_KEYS = {
     "age": "PriorityWeightAge",
     "assoc": "PriorityWeightAssoc",
@@ -87,6 +90,7 @@ def default_settings(cluster: Cluster) -> dict[str, Any]:
         "EnforcePartLimits": "ALL",
         "MailProg": mail_program(cluster),
         "MailDomain": cluster.mail.domain or None,
+        **jwt_settings(cluster),
         "SlurmdTimeout": 300,
         "MpiDefault": "none",
         "ProctrackType": "proctrack/cgroup",
@@ -253,6 +257,27 @@ def mail_config(cluster: Cluster) -> dict[str, Any]:
         "domain": mail.domain,
         "program": mail_program(cluster),
         "stand_in": NO_MAIL_PROGRAM,
+    }
+
+
+def jwt_settings(cluster: Cluster) -> dict[str, Any]:
+    """AuthAltTypes/AuthAltParameters for JSON Web Tokens, the same in slurm.conf and slurmdbd.conf (none
+    without cluster_rest_api.enabled)."""
+    rest_api = cluster.rest_api
+    if not rest_api.enabled:
+        return {}
+    lifespan = [f"max_token_lifespan={rest_api.max_token_lifespan}"] if rest_api.max_token_lifespan else []
+    return {"AuthAltTypes": "auth/jwt", "AuthAltParameters": [f"jwt_key={JWT_KEY}", *lifespan]}
+
+
+def rest_api_config(cluster: Cluster) -> dict[str, Any]:
+    """What the controllers (slurmrestd, the key) and the dbd hosts (slurmdbd.conf's lines) need."""
+    return {
+        "enabled": cluster.rest_api.enabled,
+        "port": cluster.rest_api.port,
+        "version": cluster.release.rest_api_version,
+        "jwt_key": JWT_KEY,
+        "slurmdbd_lines": [f"{key}={conf_value(value)}" for key, value in jwt_settings(cluster).items()],
     }
 
 

@@ -7,6 +7,7 @@ examples' #SBATCH lines at the next run.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import fold
@@ -120,5 +121,31 @@ def user_view(cluster: Cluster) -> dict[str, Any]:
         ],
         "preemption": cluster.scheduling.preempt_type != "none",
         "mail": {"enabled": cluster.mail.enabled, "domain": cluster.mail.domain},
+        "rest_api": rest_api_view(cluster),
         "example": example_target(partitions),
+    }
+
+
+def rest_api_view(cluster: Cluster) -> dict[str, Any]:
+    """Where users reach the REST API (the controllers' VIP, else the first controller) and which version."""
+    rest_api = cluster.rest_api
+    host = cluster.controller_vip or (cluster.controllers[0] if cluster.controllers else "")
+    version = cluster.release.rest_api_version
+    # a job's body: up to v0.0.38 (22.05) the script beside the job and the environment as a mapping
+    old_form = bool(version) and int(version.rsplit(".", 1)[1]) <= 38
+    job: dict[str, Any] = {"current_working_directory": "$HOME"}
+    job["environment"] = {"PATH": "/usr/bin:/bin"} if old_form else ["PATH=/usr/bin:/bin"]
+    request: dict[str, Any] = {"script": "#!/bin/bash\nhostname", "job": job} if old_form else {}
+    if not old_form:
+        request["job"] = {"script": "#!/bin/bash\nhostname", **job}
+    # for the shell: inside single quotes, $HOME closes and reopens them
+    body = json.dumps(request).replace('"$HOME"', "\"'$HOME'\"")
+    return {
+        "enabled": rest_api.enabled,
+        "url": f"http://{host}:{rest_api.port}" if rest_api.enabled else "",
+        "version": version,
+        "max_token_lifespan": rest_api.max_token_lifespan,
+        # the guide's example asks for an hour, or the most the cluster gives
+        "token_lifespan": min(3600, rest_api.max_token_lifespan or 3600),
+        "submit_body": body,
     }

@@ -15,8 +15,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
+from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import Release
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import boolean_variables
 
 from lab import slurm_testsuite
@@ -445,6 +447,85 @@ def test_job_mail_is_queued_for_the_inventorys_relay(lab: Lab) -> None:
 
 KNOWN_FAILURES = Path(__file__).with_name("slurm_testsuite_known.toml")
 REPORTS = molecule_run.ROOT / "build" / "lab"
+
+
+# A client of the REST API on a compute node: path, user name and token headers, JSON body -> [status, text].
+REST_CLIENT = """
+import json, sys, urllib.error, urllib.request
+url, user, token, body = json.loads(sys.argv[1])
+data = json.dumps(body).encode() if body else None
+request = urllib.request.Request(url, data=data, method="POST" if body else "GET")
+headers = {"X-SLURM-USER-NAME": user, "X-SLURM-USER-TOKEN": token, "Content-Type": "application/json" if body else ""}
+for header, value in headers.items():
+    if value:
+        request.add_header(header, value)
+try:
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        print(json.dumps([answer.status, answer.read().decode()]))
+except urllib.error.HTTPError as refused:
+    print(json.dumps([refused.code, refused.read().decode()]))
+"""
+
+
+def rest(path: str, user: str = "", token: str = "", body: object = None) -> tuple[int, dict[str, Any]]:
+    """A request to slurmrestd on pilot-ctl01 from pilot-gpu01: the HTTP status and the JSON answer ({} if none)."""
+    request = json.dumps([f"http://pilot-ctl01:6820{path}", user, token, body])
+    done = subprocess.run(
+        ["docker", "exec", "pilot-gpu01", "python3", "-c", REST_CLIENT, request],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    status, text = json.loads(done.stdout)
+    try:
+        return int(status), json.loads(text)
+    except json.JSONDecodeError:
+        return int(status), {"text": text}
+
+
+def test_rest_api_takes_a_users_token_and_refuses_any_other(lab: Lab) -> None:
+    """cluster_rest_api: alice gets a token (`scontrol token`), submits a job over HTTP from a compute node and
+    reads it back from slurmctld and from the accounting database (slurmdbd checks the token too); a request
+    without a token, alice's token under another user's name and an expired token are refused. slurmrestd runs
+    as its own user, and the key is on the controller and the dbd host only (0400 slurm)."""
+    ctl, dbd = "pilot-ctl01", "pilot-dbd01"
+    version = Release.parse(SUITES[_suite["name"]]).rest_api_version
+    for host in (ctl, dbd):
+        assert sh(host, "stat -c '%U %a %s' /etc/slurm/jwt_hs256.key") == "slurm 400 32", host
+    for host in ("pilot-gpu01", "pilot-gpu02"):
+        assert sh(host, "test -e /etc/slurm/jwt_hs256.key || echo absent") == "absent", f"{host} holds the JWT key"
+    assert sh(ctl, "ps -o user= -C slurmrestd") == "slurmrestd"
+    token = sh(ctl, "runuser -u alice -- scontrol token lifespan=600").removeprefix("SLURM_JWT=")
+
+    script = "#!/bin/bash\necho submitted over REST"
+    if int(version.rsplit(".", 1)[1]) <= 38:  # 22.05: the script beside the job, the environment as a mapping
+        body: dict[str, Any] = {"script": script, "job": {"environment": {"PATH": "/usr/bin:/bin"}}}
+    else:
+        body = {"job": {"script": script, "environment": ["PATH=/usr/bin:/bin"]}}
+    body["job"].update({"name": "rest-api", "current_working_directory": "/home/alice"})
+    status, answer = rest(f"/slurm/{version}/job/submit", "alice", token, body)
+    assert status == 200 and answer.get("job_id"), answer
+    job_id = answer["job_id"]
+
+    def state() -> str:
+        status, answer = rest(f"/slurm/{version}/job/{job_id}", "alice", token)
+        assert status == 200 and answer["jobs"][0]["user_name"] == "alice", answer
+        return "COMPLETED" if "COMPLETED" in str(answer["jobs"][0]["job_state"]) else ""
+
+    molecule_run.wait_for(f"job {job_id}, submitted over REST, to complete", state, 120, every=2)
+    assert sh(ctl, f"cat /home/alice/slurm-{job_id}.out") == "submitted over REST"
+
+    def accounted() -> bool:
+        status, answer = rest(f"/slurmdb/{version}/job/{job_id}", "alice", token)
+        assert status == 200, answer
+        return bool(answer.get("jobs")) and answer["jobs"][0]["user"] == "alice"
+
+    molecule_run.wait_for(f"job {job_id} in the accounting database, read over REST", accounted, 60, every=2)
+
+    expired = sh(ctl, "scontrol token username=alice lifespan=1").removeprefix("SLURM_JWT=")
+    time.sleep(2)
+    refused = (("no token", "", ""), ("alice's token as root", "root", token), ("expired", "alice", expired))
+    for what, user, key in refused:
+        status, answer = rest(f"/slurm/{version}/jobs", user, key)
+        assert status in (401, 511) and not answer.get("jobs"), f"{what}: {status} {answer}"
 
 
 def test_slurms_own_test_suite_fails_only_where_the_table_says_why(lab: Lab) -> None:

@@ -103,6 +103,24 @@ def test_job_mail_goes_to_the_relay_or_is_logged_as_not_sent() -> None:
     assert "MailProg=/usr/local/bin/site-mail" in render(spec)["slurm_conf"]["settings"]
 
 
+def test_the_rest_api_adds_jwt_to_slurmctld_and_slurmdbd_only_when_enabled() -> None:
+    rendered = render()
+    assert not any(line.startswith("AuthAlt") for line in rendered["slurm_conf"]["settings"])
+    assert rendered["rest_api"]["enabled"] is False and rendered["rest_api"]["slurmdbd_lines"] == []
+    spec = valid_spec()
+    spec["rest_api"] = {"enabled": "yes", "port": "6821", "max_token_lifespan": 86400}
+    rendered = render(spec)
+    jwt = ["AuthAltTypes=auth/jwt", "AuthAltParameters=jwt_key=/etc/slurm/jwt_hs256.key,max_token_lifespan=86400"]
+    assert set(jwt) <= set(rendered["slurm_conf"]["settings"])
+    assert rendered["rest_api"] == {
+        "enabled": True,
+        "port": 6821,
+        "version": "v0.0.42",
+        "jwt_key": "/etc/slurm/jwt_hs256.key",
+        "slurmdbd_lines": jwt,
+    }
+
+
 def test_partition_by_group_and_feature() -> None:
     spec, groups = valid_spec(), valid_groups()
     groups["rack1"] = ["gpu01", "cpu01"]

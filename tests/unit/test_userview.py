@@ -104,3 +104,18 @@ def test_the_guide_says_whether_job_mail_leaves_the_cluster() -> None:
     spec = valid_spec()
     spec["mail"] = {"relay": "smtp.example.org", "domain": "example.org"}
     assert user_view(build_cluster(spec, valid_groups()))["mail"] == {"enabled": True, "domain": "example.org"}
+
+
+def test_the_guide_shows_the_rest_api_of_the_release() -> None:
+    assert user_view(build_cluster(valid_spec(), valid_groups()))["rest_api"]["enabled"] is False
+    spec = valid_spec()
+    spec["rest_api"] = {"enabled": True, "max_token_lifespan": 600}
+    view = user_view(build_cluster(spec, valid_groups()))["rest_api"]
+    assert (view["url"], view["version"], view["token_lifespan"]) == ("http://ctl01:6820", "v0.0.42", 600)
+    assert view["submit_body"].startswith('{"job": {"script": ')
+    spec["slurm_release"] = "22.05"
+    view = user_view(build_cluster(spec, valid_groups()))["rest_api"]
+    assert view["version"] == "v0.0.38" and view["submit_body"].startswith('{"script": ')
+    spec["controller_vip"], groups = "10.0.0.5", valid_groups()
+    groups["controllers"] = ["ctl01", "ctl02"]
+    assert user_view(build_cluster(spec, groups))["rest_api"]["url"] == "http://10.0.0.5:6820"

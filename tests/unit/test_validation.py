@@ -232,6 +232,18 @@ CASES: list[tuple[str, Mutation, str]] = [
     ("mail relay url", _set("mail", {"relay": "smtp://mail"}), "'smtp://mail' is no host name or IP address"),
     ("mail port range", _set("mail", {"relay": "mail", "port": 70000}), "cluster_mail.port: 70000 is out of range"),
     ("mail domain alone", _set("mail", {"domain": "example.org"}), "cluster_mail.relay is empty"),
+    (
+        "rest api unknown key",
+        _set("rest_api", {"enable": True}),
+        "cluster_rest_api: unknown key 'enable'; did you mean",
+    ),
+    ("rest api port", _set("rest_api", {"enabled": True, "port": 0}), "cluster_rest_api.port: 0 is out of range"),
+    ("rest api switch", _set("rest_api", {"enabled": "maybe"}), "cluster_rest_api.enabled: expected true or false"),
+    (
+        "rest api lifespan",
+        _set("rest_api", {"max_token_lifespan": "1h"}),
+        "cluster_rest_api.max_token_lifespan: expected an integer",
+    ),
     ("mail domain bad", _set("mail", {"relay": "mail", "domain": "ex ample"}), "'ex ample' is no domain name"),
     (
         "health_check program in slurm_config",
