@@ -276,3 +276,32 @@ def test_every_boolean_given_as_the_string_false_passes_and_a_non_boolean_is_ref
     assert "variable 'accounting_backup' is 'maybe': it is a boolean; set it to true or false" in message, message[
         -2000:
     ]
+
+
+def test_every_problem_is_listed_at_once(tmp_path: Path) -> None:
+    """One run names the problems of the cluster model, the monitoring, Galera, Pacemaker and login pool settings
+    and the --limit together (each check adds to one list), instead of stopping at the first check that fails.
+    (A value of the wrong type or outside an entry point's choices is refused by its argument specs at once.)"""
+    inventory = broken(tmp_path, "cluster_partitions", [{"name": "gpu", "node_types": ["a100"]}])
+    broken_more = {
+        "login_pool_virtual_router_id": 300,
+        "pacemaker_fence_devices": {},
+        "galera_bootstrap_from": "prod-db09",
+        "monitoring_alertmanager_route": {"receiver": "nobody"},
+    }
+    (inventory / "group_vars" / "all" / "zz-more.yml").write_text(yaml.safe_dump(broken_more))
+    result = playbook(inventory, "upgrade-slurm.yml", "--limit", "prod-gpu001")
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    expected = [
+        "node type 'a100' is not declared in cluster_node_types",
+        "login_pool_virtual_router_id 300 is not a VRRP router id",
+        "prod-ctl01: no fence device in pacemaker_fence_devices",
+        "galera_bootstrap_from is prod-db09: it is not in group galera",
+        "nobody",
+        "its --limit must hold every host of",
+    ]
+    assert [text for text in expected if text not in out] == [], out[-5000:]
+    # one report: the run stopped once, at the end of the validation
+    assert out.count("fatal: [") == 1 and "The inventory has 9 problems; nothing was changed" in out, out[-5000:]
+    assert "unreachable=1" not in out and "UNREACHABLE" not in out
