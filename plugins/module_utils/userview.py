@@ -132,12 +132,14 @@ def rest_api_view(cluster: Cluster) -> dict[str, Any]:
     host = cluster.controller_vip or (cluster.controllers[0] if cluster.controllers else "")
     version = cluster.release.rest_api_version
     # a job's body: up to v0.0.38 (22.05) the script beside the job and the environment as a mapping
-    old_form = bool(version) and int(version.rsplit(".", 1)[1]) <= 38
-    job: dict[str, Any] = {"current_working_directory": "$HOME"}
-    job["environment"] = {"PATH": "/usr/bin:/bin"} if old_form else ["PATH=/usr/bin:/bin"]
-    request: dict[str, Any] = {"script": "#!/bin/bash\nhostname", "job": job} if old_form else {}
-    if not old_form:
-        request["job"] = {"script": "#!/bin/bash\nhostname", **job}
+    script, directory = "#!/bin/bash\nhostname", "$HOME"
+    request: dict[str, Any]
+    if version and int(version.rsplit(".", 1)[1]) <= 38:
+        job = {"current_working_directory": directory, "environment": {"PATH": "/usr/bin:/bin"}}
+        request = {"script": script, "job": job}
+    else:
+        job = {"script": script, "current_working_directory": directory, "environment": ["PATH=/usr/bin:/bin"]}
+        request = {"job": job}
     # for the shell: inside single quotes, $HOME closes and reopens them
     body = json.dumps(request).replace('"$HOME"', "\"'$HOME'\"")
     return {
