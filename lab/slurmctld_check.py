@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import yaml
 
 SUITE_RELEASE = {"bookworm": "22.05", "trixie": "24.11", "sid": "26.05"}
 IMAGE = "gpucluster/lab:{suite}"
+ROOT = Path(__file__).resolve().parents[1]
 _PAIR = re.compile(r"(\w+)=(\S*)")
 
 # The lab image's daemons made ready to run in a bare container: the node names resolved, munged started.
@@ -30,11 +32,34 @@ chown slurm: /var/log/slurm /var/spool/slurmctld
 runuser -u munge -- munged
 """
 
-# Accounting is exercised with a real slurmdbd in the lab. Here slurmctld runs without one: it stops at
-# start when a configured slurmdbd is unreachable and no state exists, and TRES such as gres/gpu (and
-# their priority weights) need slurmdbd, and 26.05 refuses partition QOS it cannot look up, so the
-# accounting lines and the partitions' QOS/AllowQos are taken out before it starts. Every node name
-# resolves to a loopback address of the container, where this slurmctld itself listens, so a backup
+# A MariaDB and a slurmdbd beside slurmctld, as the accounting role sets them up: the database and its user
+# made before slurmdbd's first start (slurmdbd 24.11 and 26.05 on MariaDB 11 fail their first query when they
+# create the database themselves: client error 5027), the cluster registered, and every QOS the partitions
+# name (26.05 refuses a partition QOS it cannot look up). MariaDB runs with the role's own settings
+# (mariadb_cnf). slurmdbd listens on every address, so the
+# AccountingStorageHost of the rendered slurm.conf (a loopback address here, like every host) reaches it.
+_ACCOUNTING = r"""mkdir -p /run/mysqld && chown mysql: /run/mysqld
+cp /work/90-slurmdbd.cnf /etc/mysql/mariadb.conf.d/
+(runuser -u mysql -- /usr/sbin/mariadbd >/dev/null 2>&1 &)
+for _ in $(seq 1 60); do mysqladmin ping >/dev/null 2>&1 && break; sleep 0.5; done
+mysql -e "CREATE DATABASE slurm_acct_db; CREATE USER 'slurm'@'localhost' IDENTIFIED BY 'pw';
+  GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost';"
+for line in AuthType=auth/munge DbdHost=localhost SlurmUser=slurm StorageType=accounting_storage/mysql \
+    StorageUser=slurm StoragePass=pw LogFile=/var/log/slurm/slurmdbd.log; do echo "$line"; done \
+  >/etc/slurm/slurmdbd.conf
+chown slurm: /etc/slurm/slurmdbd.conf; chmod 600 /etc/slurm/slurmdbd.conf
+slurmdbd
+for _ in $(seq 1 40); do ss -ltn | grep -q ':6819 ' && break; sleep 0.5; done
+sacctmgr -i add cluster "$(sed -n 's/^ClusterName=//p' /etc/slurm/slurm.conf)" >/dev/null
+for qos in $(grep -o -E ' (QOS|AllowQos)=[^ ]+' /etc/slurm/slurm.conf | cut -d= -f2 | tr ',' '\n' \
+    | sort -u | grep -vx ALL); do
+  # sacctmgr exits 1 on a QOS that exists already (normal is made with the database)
+  sacctmgr -n -P show qos format=name | grep -qx "$qos" || sacctmgr -i add qos "$qos" >/dev/null
+done
+"""
+
+# slurm.conf as rendered, accounting and priority lines included (a slurmdbd runs beside it). Every node
+# name resolves to a loopback address of the container, where this slurmctld itself listens, so a backup
 # SlurmctldHost would be this daemon again: only the primary's line is kept, and a pair's SlurmctldAddr
 # (its virtual IP) becomes the loopback, so the key is still read and no client call leaves the container
 # (failover is drilled in the production lab). (No --network none: slurmctld's listening socket needs an
@@ -42,11 +67,10 @@ runuser -u munge -- munged
 RUN_SCRIPT = r"""
 set -eu
 cp /input/* /etc/slurm/
-sed -i -E -e '/^(AccountingStorage[A-Za-z]*|PriorityWeightTRES)=/d' \
-  -e '/^PartitionName=/s/ (QOS|AllowQos)=[^ ]*//g' -e '0,/^SlurmctldHost=/!{/^SlurmctldHost=/d}' \
-  -e 's/^SlurmctldAddr=.*/SlurmctldAddr=127.0.0.1/' \
+sed -i -E -e '0,/^SlurmctldHost=/!{/^SlurmctldHost=/d}' -e 's/^SlurmctldAddr=.*/SlurmctldAddr=127.0.0.1/' \
   /etc/slurm/slurm.conf
 @PREPARE@
+@ACCOUNTING@
 slurmctld -D -i >/work/slurmctld.out 2>&1 &
 up=""
 for _ in $(seq 1 240); do
@@ -60,9 +84,23 @@ scontrol show partitions -o >/work/partitions
 scontrol show topology >/work/topology 2>&1 || true
 for topo in $(cat /work/topologies); do scontrol show topology "$topo" >/work/topology.$topo 2>&1 || true; done
 scontrol show config >/work/config
+# slurmctld registers with slurmdbd after it answers: wait for the control host slurmdbd records.
+for _ in $(seq 1 60); do
+  sacctmgr -n -P show cluster format=cluster,controlhost >/work/registered
+  grep -q '|.' /work/registered && break
+  sleep 0.5
+done
 cp /var/log/slurm/slurmctld.log /work/slurmctld.log
 kill $! ; wait || true
-""".replace("@PREPARE@\n", _PREPARE)
+""".replace("@PREPARE@\n", _PREPARE).replace("@ACCOUNTING@\n", _ACCOUNTING)
+
+
+def mariadb_cnf() -> str:
+    """The accounting role's MariaDB settings for slurmdbd, rendered from its template and defaults."""
+    role = ROOT / "roles" / "accounting"
+    defaults = yaml.safe_load((role / "defaults" / "main.yml").read_text())
+    template = jinja2.Template((role / "templates" / "90-slurmdbd.cnf.j2").read_text(), keep_trailing_newline=True)
+    return template.render(**defaults)
 
 
 @dataclass
@@ -75,6 +113,7 @@ class Readback:
     named_topologies: dict[str, list[dict[str, str]]]
     config: str
     log: str
+    registered: str  # sacctmgr's cluster|controlhost: slurmctld registered with the slurmdbd beside it
 
 
 def _records(text: str, key: str) -> dict[str, dict[str, str]]:
@@ -104,6 +143,7 @@ def load_configs(
         (work / "hosts").write_text("\n".join(lines) + "\n")
         (work / "topologies").write_text("\n".join(topologies) + "\n")
         (work / "run.sh").write_text(RUN_SCRIPT)
+        (work / "90-slurmdbd.cnf").write_text(mariadb_cnf())
         result = subprocess.run(
             [
                 "docker",
@@ -135,6 +175,7 @@ def load_configs(
             named_topologies=named,
             config=(work / "config").read_text(),
             log=(work / "slurmctld.log").read_text(errors="replace"),
+            registered=(work / "registered").read_text(),
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -148,31 +189,27 @@ cp /work/slurm.conf /etc/slurm/slurm.conf
 for file in gres.conf topology.conf topology.yaml; do [ -s /work/$file ] && cp /work/$file /etc/slurm/$file; done
 @PREPARE@
 if [ "$ACCOUNTING" = 1 ]; then
-  mkdir -p /run/mysqld && chown mysql: /run/mysqld
-  (runuser -u mysql -- /usr/sbin/mariadbd >/dev/null 2>&1 &)
-  for _ in $(seq 1 60); do mysqladmin ping >/dev/null 2>&1 && break; sleep 0.5; done
-  mysql -e "CREATE USER 'slurm'@'localhost' IDENTIFIED BY 'pw'; GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost';"
-  for line in AuthType=auth/munge DbdHost=localhost SlurmUser=slurm StorageType=accounting_storage/mysql \
-      StorageUser=slurm StoragePass=pw LogFile=/var/log/slurm/slurmdbd.log; do echo "$line"; done \
-    >/etc/slurm/slurmdbd.conf
-  chown slurm: /etc/slurm/slurmdbd.conf; chmod 600 /etc/slurm/slurmdbd.conf
-  slurmdbd
-  for _ in $(seq 1 40); do ss -ltn | grep -q ':6819 ' && break; sleep 0.5; done
-  sacctmgr -i add cluster "$(sed -n 's/^ClusterName=//p' /etc/slurm/slurm.conf)" >/dev/null 2>&1
+@ACCOUNTING@
 fi
 slurmctld -D -i >/work/out 2>&1 &
 for _ in $(seq 1 40); do
   if timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP'; then
     echo UP; scontrol show partitions -o; scontrol show nodes -o
-    [ "$ACCOUNTING" = 1 ] && { sleep 2; sacctmgr -n -P show cluster format=cluster;
-      mysql -N -e "SHOW TABLES FROM slurm_acct_db LIKE '%job_table'"; cat /var/log/slurm/slurmdbd.log; }
+    if [ "$ACCOUNTING" = 1 ]; then  # slurmctld registers with slurmdbd after it answers
+      for _ in $(seq 1 60); do
+        sacctmgr -n -P show cluster format=cluster,controlhost | grep -q '|.' && break
+        sleep 0.5
+      done
+      sacctmgr -n -P show cluster format=cluster
+      mysql -N -e "SHOW TABLES FROM slurm_acct_db LIKE '%job_table'"; cat /var/log/slurm/slurmdbd.log
+    fi
     exit 0
   fi
   kill -0 $! 2>/dev/null || break
   sleep 0.5
 done
 echo DOWN; cat /work/out
-""".replace("@PREPARE@\n", _PREPARE)
+""".replace("@PREPARE@\n", _PREPARE).replace("@ACCOUNTING@\n", _ACCOUNTING)
 
 
 def small_files(config: dict[str, Any]) -> tuple[str, str, dict[str, str]]:
@@ -210,6 +247,7 @@ def small_slurmctld(
         lines = [f"127.0.{i >> 8}.{i & 255} {host}" for i, host in enumerate(hosts, start=2)]
         Path(work, "hosts").write_text("".join(f"{line}\n" for line in lines))
         Path(work, "run.sh").write_text(SMALL_RUN)
+        Path(work, "90-slurmdbd.cnf").write_text(mariadb_cnf())
         docker = ["docker", "run", "--rm", "--hostname", "ctl", "--entrypoint", "bash", "-v", f"{work}:/work"]
         result = subprocess.run(
             [*docker, "-e", f"ACCOUNTING={int(accounting)}", IMAGE.format(suite=suite), "/work/run.sh"],

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .releases import KNOWN_RELEASES, Release, accepts, compatibility_window
+from .schema import keys
 
 # Groups every pod shares: the accounting tier, the storage servers and the monitoring hosts.
 SHARED_GROUPS = ("dbd", "galera", "storage", "monitoring")
@@ -27,8 +28,8 @@ SHARED_GROUPS = ("dbd", "galera", "storage", "monitoring")
 POD_ROLE_GROUPS = ("controllers", "compute", "login")
 # A federation holds at most 63 clusters (Slurm: the cluster id is 6 bits of the federated job id).
 MAX_CLUSTERS = 63
-FEDERATION_KEYS = ("name", "pods")
-POD_KEYS = ("group", "fabric", "slurm_release", "controller_vip", "slurm_config")
+FEDERATION_KEYS = keys("cluster_federation")
+POD_KEYS = keys("cluster_federation.pods.<pod>")
 # slurm.conf keys that must be the same in every pod: one slurmdbd serves them all.
 SHARED_SETTINGS = (
     "AccountingStorageHost",

@@ -15,6 +15,7 @@ from typing import Any
 
 from .hostlist import HostlistError, expand, fold
 from .releases import KNOWN_RELEASES, Release
+from .schema import keys
 from .values import unsafe_values
 
 # Inventory groups the model reads; each must exist (it may be empty where the phase allows).
@@ -458,87 +459,26 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-NODE_TYPE_KEYS = (
-    "group",
-    "sockets",
-    "cores_per_socket",
-    "threads_per_core",
-    "cpus",
-    "real_memory_mb",
-    "mem_spec_limit_mb",
-    "tmp_disk_mb",
-    "features",
-    "weight",
-    "gpu",
-    "host_features",
-    "host_weights",
-)
-GPU_KEYS = ("type", "count", "devices", "autodetect", "mig", "nvml_name")
-PARTITION_KEYS = (
-    "name",
-    "node_types",
-    "groups",
-    "features",
-    "default",
-    "state",
-    "max_time",
-    "default_time",
-    "qos",
-    "allow_qos",
-    "allow_accounts",
-    "priority_tier",
-    "preempt_mode",
-    "oversubscribe",
-    "max_nodes",
-    "def_mem_per_gpu_mb",
-    "def_cpu_per_gpu",
-    "topology",
-    "options",
-)
-QOS_KEYS = ("priority", "preempt", "preempt_mode", "max_wall", "flags", "limits")
-FABRIC_KEYS = ("topology", "switches", "fat_tree", "dragonfly", "ibnetdiscover", "blocks", "allow_disconnected")
-SCHEDULING_KEYS = ("priority", "preempt", "select_type_parameters", "scheduler_parameters")
-PRIORITY_KEYS = ("type", "weights", "tres_weights", "decay_half_life", "usage_reset_period", "max_age", "favor_small")
-PREEMPT_KEYS = ("type", "mode", "exempt_time")
-ACCOUNTING_KEYS = ("enforce", "tres")
-JOB_SCRIPT_KEYS = (
-    "prolog",
-    "epilog",
-    "prolog_slurmctld",
-    "epilog_slurmctld",
-    "task_prolog",
-    "task_epilog",
-    "prolog_flags",
-)
-HEALTH_CHECK_KEYS = ("interval", "node_state", "mounts", "services", "min_free_memory_mb", "rdma_active_ports", "gpu")
-MOUNT_KEYS = ("path", "fstype", "min_free_percent")
-MAIL_KEYS = ("relay", "port", "domain")
-REST_API_KEYS = ("enabled", "port", "max_token_lifespan")
-SPEC_KEYS = (
-    "name",
-    "slurm_release",
-    "node_types",
-    "partitions",
-    "qos",
-    "scheduling",
-    "accounting",
-    "job_scripts",
-    "health_check",
-    "mail",
-    "rest_api",
-    "fabric",
-    "slurm_config",
-    "configless",
-    "controllers_run_jobs",
-    "min_node_memory_mb",
-    "controller_addresses",
-    "controller_vip",
-    # Phase 3: cluster_federation (name, pods) and the pod this model is for (federation.py).
-    "federation",
-    "pod",
-    # Lifecycle: compute hosts playbooks/remove-node.yml takes out of the configuration (still in the inventory).
-    "removed_nodes",
-)
+# The keys of each mapping: data of schema.py, which also writes docs/inventory.md's reference.
+NODE_TYPE_KEYS = keys("cluster_node_types.<type>")
+GPU_KEYS = keys("cluster_node_types.<type>.gpu")
+PARTITION_KEYS = keys("cluster_partitions[]")
+QOS_KEYS = keys("cluster_qos.<name>")
+FABRIC_KEYS = keys("cluster_fabric")
+SWITCH_KEYS = keys("cluster_fabric.switches.<name>")
+FAT_TREE_KEYS = keys("cluster_fabric.fat_tree")
+DRAGONFLY_KEYS = keys("cluster_fabric.dragonfly")
+BLOCKS_KEYS = keys("cluster_fabric.blocks")
+SCHEDULING_KEYS = keys("cluster_scheduling")
+PRIORITY_KEYS = keys("cluster_scheduling.priority")
+PREEMPT_KEYS = keys("cluster_scheduling.preempt")
+ACCOUNTING_KEYS = keys("cluster_accounting")
+JOB_SCRIPT_KEYS = keys("cluster_job_scripts")
+HEALTH_CHECK_KEYS = keys("cluster_health_check")
+MOUNT_KEYS = keys("cluster_health_check.mounts[]")
+MAIL_KEYS = keys("cluster_mail")
+REST_API_KEYS = keys("cluster_rest_api")
+SPEC_KEYS = keys("cluster_*")
 
 
 def build_cluster(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> Cluster:
@@ -994,7 +934,7 @@ def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> F
     for name, raw_body in explicit.items():
         where = f"cluster_fabric.switches.{name}"
         body = reader.mapping(raw_body, where)
-        reader.unknown_keys(body, ("nodes", "switches"), where)
+        reader.unknown_keys(body, SWITCH_KEYS, where)
         children: tuple[str, ...] = ()
         if body.get("switches") is not None:
             children = reader.hosts(body.get("switches"), f"{where}.switches")
@@ -1004,7 +944,7 @@ def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> F
         reader.error(f"cluster_fabric: {' and '.join(generators)} both describe the switch tree; keep one")
     elif data.get("fat_tree"):
         shape = reader.mapping(data.get("fat_tree"), "cluster_fabric.fat_tree")
-        reader.unknown_keys(shape, ("tiers", "nodes_per_leaf", "leaves_per_pod"), "cluster_fabric.fat_tree")
+        reader.unknown_keys(shape, FAT_TREE_KEYS, "cluster_fabric.fat_tree")
         tiers = reader.integer(shape, "tiers", "cluster_fabric.fat_tree", default=2, minimum=2, maximum=3)
         per_pod = reader.integer(shape, "leaves_per_pod", "cluster_fabric.fat_tree", minimum=1, maximum=4096)
         if tiers == 3 and per_pod is None:
@@ -1019,7 +959,7 @@ def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> F
         )
     elif data.get("dragonfly"):
         shape = reader.mapping(data.get("dragonfly"), "cluster_fabric.dragonfly")
-        reader.unknown_keys(shape, ("nodes_per_leaf", "leaves_per_group"), "cluster_fabric.dragonfly")
+        reader.unknown_keys(shape, DRAGONFLY_KEYS, "cluster_fabric.dragonfly")
         switches = dragonfly_switches(
             compute_sets,
             reader.required_int(shape, "nodes_per_leaf", "cluster_fabric.dragonfly", maximum=4096),
@@ -1043,7 +983,7 @@ def _read_fabric(reader: _Reader, raw: Any, node_types: Sequence[NodeType]) -> F
                 dragonfly = found.dragonfly
 
     blocks_raw = reader.mapping(data.get("blocks"), "cluster_fabric.blocks")
-    reader.unknown_keys(blocks_raw, ("block_sizes", "blocks", "nodes_per_block", "node_types"), "cluster_fabric.blocks")
+    reader.unknown_keys(blocks_raw, BLOCKS_KEYS, "cluster_fabric.blocks")
     block_sizes: list[int] = []
     for size in blocks_raw.get("block_sizes") or ():
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:

@@ -52,10 +52,11 @@ def test_slurmctld_takes_the_names_the_validation_accepts(docker_lab: None, suit
     assert re.search(r"NodeName=gpu-node100 .*AvailableFeatures=h100,gpu-a100,rack-2 .*Weight=50 ", output), output
 
 
-def test_slurmdbd_registers_a_cluster_whose_name_holds_a_hyphen(docker_lab: None) -> None:
-    slurm_conf, gres_conf, hosts = named_config("22.05")
+@pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
+def test_slurmdbd_registers_a_cluster_whose_name_holds_a_hyphen(docker_lab: None, suite: str) -> None:
+    slurm_conf, gres_conf, hosts = named_config(SUITE_RELEASE[suite])
     accounting = "AccountingStorageType=accounting_storage/slurmdbd\nAccountingStorageHost=localhost\n"
-    started, output = small_slurmctld("bookworm", accounting + slurm_conf, gres_conf, hosts, accounting=True)
+    started, output = small_slurmctld(suite, accounting + slurm_conf, gres_conf, hosts, accounting=True)
     assert started, output
     assert "\nllm-training\n" in output and "llm-training_job_table" in output, output
     assert "fatal" not in output.lower(), output

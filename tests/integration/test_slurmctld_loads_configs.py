@@ -146,6 +146,17 @@ def _check_cluster(cluster: Cluster, readback: Readback, directory: Path) -> int
     if cluster.federation:
         assert re.search(r"^FederationParameters\s+= fed_display$", readback.config, re.M), readback.config
 
+    # Accounting and priority as rendered (a slurmdbd runs beside it): slurmctld registered with it under the
+    # pod's name, and reports the enforcement, the TRES tracked and their priority weights it was given.
+    rendered = _settings((directory / "slurm.conf").read_text())
+    reported = _settings(readback.config, separator=" = ")
+    assert readback.registered.split("|")[0] == cluster.name and readback.registered.strip().split("|")[1]
+    for key in ("AccountingStorageType", "AccountingStorageEnforce", "PriorityType", "PriorityWeightTRES"):
+        if key in rendered:
+            assert reported.get(key) == rendered[key], (key, reported.get(key))
+    tracked = reported["AccountingStorageTRES"].split(",")
+    assert set(rendered.get("AccountingStorageTRES", "").split(",")) - {""} <= set(tracked), tracked
+
     # Nodes: every compute node, each with its type's CPUs, memory, typed GRES and features.
     assert len(readback.nodes) == len(cluster.compute)
     reported_gpus = 0
@@ -161,13 +172,15 @@ def _check_cluster(cluster: Cluster, readback: Readback, directory: Path) -> int
             expected_partitions = {p.name for p in cluster.partitions if host in p.hosts}
             assert set(node["Partitions"].split(",")) == expected_partitions, host
 
-    # Partitions: membership as designed.
+    # Partitions: membership as designed, and their QOS (looked up in slurmdbd by 26.05).
     assert set(readback.partitions) == {p.name for p in cluster.partitions}
     for partition in cluster.partitions:
-        reported = readback.partitions[partition.name]
-        assert set(expand(reported["Nodes"])) == set(partition.hosts), partition.name
-        assert int(reported["TotalNodes"]) == len(partition.hosts)
-        assert (reported["Default"] == "YES") == partition.default
+        line = readback.partitions[partition.name]
+        assert set(expand(line["Nodes"])) == set(partition.hosts), partition.name
+        assert int(line["TotalNodes"]) == len(partition.hosts)
+        assert (line["Default"] == "YES") == partition.default
+        assert line["QoS"] == (partition.qos or "N/A"), (partition.name, line["QoS"])
+        assert line["AllowQos"] == (",".join(partition.allow_qos) or "ALL"), (partition.name, line["AllowQos"])
 
     # Topology: switch membership (tree) and NVLink blocks, through the file this release reads.
     if cluster.release.topology_yaml:
@@ -180,6 +193,12 @@ def _check_cluster(cluster: Cluster, readback: Readback, directory: Path) -> int
     elif cluster.fabric.topology == "block":
         _assert_blocks(cluster, readback.topology)
     return reported_gpus
+
+
+def _settings(text: str, separator: str = "=") -> dict[str, str]:
+    """Key and value of each ``key<separator>value`` line (slurm.conf, or scontrol show config)."""
+    pairs = (line.split(separator, 1) for line in text.splitlines() if separator in line)
+    return {key.strip(): value.strip() for key, value in pairs}
 
 
 @pytest.mark.parametrize("suite", ["bookworm", "trixie", "sid"])
