@@ -1,0 +1,27 @@
+"""The role scenarios of several containers (galera: three nodes; login_pool: two nodes and a VIP), on Debian 13
+and 12: `molecule test` with their own network, idempotence, check mode and verify by behaviour.
+
+They run apart from tests/lab/test_role_scenarios.py so that the test command puts them in its main stream,
+beside the pilot lab, while the one-host scenarios share the other stream with the production and federation
+labs (scripts/test).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.lab.molecule_run import SUITES
+from tests.lab.test_role_scenarios import PEERS, run_scenario
+
+pytestmark = pytest.mark.lab
+
+MATRIX = [(role, suite) for role in PEERS for suite in SUITES]
+
+
+def test_the_scenarios_of_several_hosts_are_found() -> None:
+    assert {"galera", "login_pool"} <= set(PEERS)
+
+
+@pytest.mark.parametrize(("role", "suite"), MATRIX, ids=[f"{role}-{suite}" for role, suite in MATRIX])
+def test_role_scenario_of_several_hosts(role: str, suite: str) -> None:
+    run_scenario(role, suite)
