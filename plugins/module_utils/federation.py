@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .releases import KNOWN_RELEASES, Release, accepts, compatibility_window
+from .releases import DEFAULT_RELEASE, KNOWN_RELEASES, Release, accepts, compatibility_window
 from .schema import keys
 
 # Groups every pod shares: the accounting tier, the storage servers and the monitoring hosts.
@@ -253,7 +253,7 @@ def _pod_membership(federation: Federation, groups: Mapping[str, Sequence[str]])
 
 def _pod_settings(spec: Mapping[str, Any], federation: Federation) -> list[str]:
     errors = []
-    dbd_text = str(spec.get("slurm_release") or "24.11")
+    dbd_text = str(spec.get("slurm_release") or DEFAULT_RELEASE)
     vips: dict[str, str] = {}
     for pod in federation.pods:
         where = f"cluster_federation.pods.{pod.name}"

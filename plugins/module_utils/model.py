@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .hostlist import HostlistError, expand, fold
-from .releases import KNOWN_RELEASES, Release
+from .releases import DEFAULT_RELEASE, KNOWN_RELEASES, Release
 from .schema import keys
 from .values import unsafe_values
 
@@ -560,13 +560,13 @@ def _read_cluster(reader: _Reader, spec: Mapping[str, Any], groups: Mapping[str,
             group_hosts[group] = ()
 
     name = reader.string(spec, "name", "cluster_name")
-    release_text = reader.string(spec, "slurm_release", "cluster_slurm_release", default="24.11")
+    release_text = reader.string(spec, "slurm_release", "cluster_slurm_release", default=DEFAULT_RELEASE)
     if release_text not in KNOWN_RELEASES:
         reader.error(
             f"cluster_slurm_release: '{release_text}' is not a known Slurm release; "
             f"use one of {', '.join(KNOWN_RELEASES)}"
         )
-        release_text = "24.11"
+        release_text = DEFAULT_RELEASE
     release = Release.parse(release_text)
 
     node_types = _read_node_types(reader, spec.get("node_types"), group_hosts)

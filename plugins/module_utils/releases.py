@@ -23,6 +23,8 @@ KNOWN_RELEASES: tuple[str, ...] = (
     "25.11",
     "26.05",
 )
+# The release an inventory without cluster_slurm_release is written for (Debian 13's).
+DEFAULT_RELEASE = "24.11"
 
 
 @dataclass(frozen=True, slots=True)

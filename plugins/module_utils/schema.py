@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .releases import DEFAULT_RELEASE
+
 
 @dataclass(frozen=True, slots=True)
 class Key:
@@ -41,7 +43,7 @@ SECTIONS: tuple[Section, ...] = (
         "cluster_*",
         (
             Key("name", "name", "required", "ClusterName: lowercase letters, digits, '-' and '_', at most 40"),
-            Key("slurm_release", "string", "`24.11`", "the Slurm release the files are written for (quote it)"),
+            Key("slurm_release", "string", f"`{DEFAULT_RELEASE}`", "the Slurm release the files are for (quote it)"),
             Key("node_types", "mapping", "required", "hardware per node type: `cluster_node_types.<type>`"),
             Key("partitions", "list", "required", "the partitions: `cluster_partitions[]`"),
             Key("qos", "mapping", "`{}`", "QOS created in slurmdbd: `cluster_qos.<name>`"),
