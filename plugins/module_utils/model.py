@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .hostlist import HostlistError, expand, fold
@@ -102,8 +102,11 @@ class Partition:
     preempt_mode: str = ""
     oversubscribe: str = ""
     max_nodes: int | None = None
+    # Memory and CPUs a job gets per GPU (or memory per CPU) when it asks for none: derived from the node types
+    # (_with_job_defaults) unless given; 0 writes no default.
     def_mem_per_gpu_mb: int | None = None
     def_cpu_per_gpu: int | None = None
+    def_mem_per_cpu_mb: int | None = None
     topology: str = ""
     options: tuple[tuple[str, str], ...] = ()
 
@@ -577,6 +580,7 @@ def _read_cluster(reader: _Reader, spec: Mapping[str, Any], groups: Mapping[str,
     reader.unknown_keys(accounting, ACCOUNTING_KEYS, "cluster_accounting")
     fabric = _read_fabric(reader, spec.get("fabric"), node_types)
     slurm_config = reader.mapping(spec.get("slurm_config"), "cluster_slurm_config")
+    partitions = tuple(_with_job_defaults(p, node_types, slurm_config) for p in partitions)
     min_memory = reader.integer(spec, "min_node_memory_mb", "cluster_min_node_memory_mb", default=1024)
 
     return Cluster(
@@ -771,13 +775,57 @@ def _read_partitions(
                 preempt_mode=reader.string(body, "preempt_mode", where),
                 oversubscribe=reader.string(body, "oversubscribe", where),
                 max_nodes=reader.integer(body, "max_nodes", where, minimum=1),
-                def_mem_per_gpu_mb=reader.integer(body, "def_mem_per_gpu_mb", where, minimum=1),
-                def_cpu_per_gpu=reader.integer(body, "def_cpu_per_gpu", where, minimum=1),
+                def_mem_per_gpu_mb=reader.integer(body, "def_mem_per_gpu_mb", where, minimum=0),
+                def_cpu_per_gpu=reader.integer(body, "def_cpu_per_gpu", where, minimum=0),
                 topology=reader.string(body, "topology", where),
                 options=tuple((str(k), str(v)) for k, v in options.items()),
             )
         )
     return tuple(result)
+
+
+# Job memory defaults Slurm takes one of (DefMemPerCPU, DefMemPerGPU and DefMemPerNode exclude each other).
+MEMORY_DEFAULT_KEYS = frozenset({"defmempercpu", "defmempergpu", "defmempernode"})
+
+
+def _with_job_defaults(
+    partition: Partition, node_types: Sequence[NodeType], slurm_config: Mapping[str, Any]
+) -> Partition:
+    """The partition with the share of a node a job gets when it asks for no memory or CPUs: without a default
+    Slurm gives such a job the whole node's memory, so one small job holds a node of eight GPUs. A partition
+    of GPU nodes gets DefMemPerGPU and DefCpuPerGPU (the smallest node type's memory for jobs and CPUs per
+    GPU); one with CPU-only nodes gets DefMemPerCPU. A default the inventory gives is kept (0: none), and a
+    memory default the admin set in the partition's options or in cluster_slurm_config stops the derivation."""
+    chosen = {str(key).lower() for key, _ in partition.options} | {
+        str(key).lower() for key, value in slurm_config.items() if value is not None
+    }
+    hosts = set(partition.hosts)
+    types = [nt for nt in node_types if hosts & set(nt.hosts)]
+    if not types or chosen & MEMORY_DEFAULT_KEYS:
+        return partition
+    jobs_memory = {nt.name: nt.real_memory_mb - nt.mem_spec_limit_mb for nt in types}
+    gpu_counts = [nt.gpu.count if nt.gpu else 0 for nt in types]
+    if all(gpu_counts):
+        return replace(
+            partition,
+            def_mem_per_gpu_mb=_given_or(
+                partition.def_mem_per_gpu_mb,
+                min(jobs_memory[nt.name] // n for nt, n in zip(types, gpu_counts, strict=True)),
+            ),
+            def_cpu_per_gpu=_given_or(
+                partition.def_cpu_per_gpu,
+                min(nt.cpus // n for nt, n in zip(types, gpu_counts, strict=True))
+                if "defcpupergpu" not in chosen
+                else None,
+            ),
+        )
+    if partition.def_mem_per_gpu_mb is not None:  # the inventory chose a per-GPU default for a mixed partition
+        return partition
+    return replace(partition, def_mem_per_cpu_mb=min(jobs_memory[nt.name] // nt.cpus for nt in types))
+
+
+def _given_or(given: int | None, derived: int | None) -> int | None:
+    return derived if given is None else given
 
 
 def _read_qos(reader: _Reader, raw: Any) -> tuple[Qos, ...]:

@@ -374,8 +374,9 @@ def partition_line(cluster: Cluster, partition: Partition) -> str:
         ("QOS", partition.qos or None),
         ("AllowQos", list(partition.allow_qos) or None),
         ("AllowAccounts", list(partition.allow_accounts) or None),
-        ("DefMemPerGPU", partition.def_mem_per_gpu_mb),
-        ("DefCpuPerGPU", partition.def_cpu_per_gpu),
+        ("DefMemPerGPU", partition.def_mem_per_gpu_mb or None),
+        ("DefCpuPerGPU", partition.def_cpu_per_gpu or None),
+        ("DefMemPerCPU", partition.def_mem_per_cpu_mb or None),
         ("Topology", partition.topology or None),
         *partition.options,
     ]

@@ -181,6 +181,12 @@ def _check_cluster(cluster: Cluster, readback: Readback, directory: Path) -> int
         assert (line["Default"] == "YES") == partition.default
         assert line["QoS"] == (partition.qos or "N/A"), (partition.name, line["QoS"])
         assert line["AllowQos"] == (",".join(partition.allow_qos) or "ALL"), (partition.name, line["AllowQos"])
+        # What a job that asks for no memory or CPUs gets (derived from the node types unless given).
+        defaults = dict(pair.split("=") for pair in line.get("JobDefaults", "(null)").split(",") if "=" in pair)
+        assert defaults.get("DefMemPerGPU") == (str(partition.def_mem_per_gpu_mb or "") or None), line
+        assert defaults.get("DefCpuPerGPU") == (str(partition.def_cpu_per_gpu or "") or None), line
+        if partition.def_mem_per_cpu_mb:
+            assert line["DefMemPerCPU"] == str(partition.def_mem_per_cpu_mb), line
 
     # Topology: switch membership (tree) and NVLink blocks, through the file this release reads.
     if cluster.release.topology_yaml:

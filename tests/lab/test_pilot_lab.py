@@ -667,6 +667,30 @@ def test_remove_node_waits_for_its_job_then_scale_brings_it_back(lab: Lab) -> No
     docker_exec(ctl, "scancel", on_staying)
 
 
+def test_jobs_that_ask_for_no_memory_share_a_node(lab: Lab) -> None:
+    """The gpu partition's DefMemPerGPU comes from the node type (2,048 MB for 4 GPUs: 512 MB a GPU): two 1-GPU
+    jobs without --mem run at once on one node. Without it each would be given the node's whole memory and the
+    second would wait for the first."""
+    ctl = "pilot-ctl01"
+    partition = docker_exec(ctl, "scontrol", "show", "partition", "gpu", "--oneliner")
+    assert "DefMemPerGPU=512" in partition, partition
+    submit = ("sbatch", "--parsable", "--partition=gpu", "--gres=gpu:h100:1", "--nodelist=pilot-gpu01", "--time=2")
+    jobs = [docker_exec(ctl, *submit, "--wrap=sleep 120").strip() for _ in range(2)]
+    try:
+        states: list[str] = []
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            states = [docker_exec(ctl, "squeue", "--noheader", "--format=%T %r", "--job", job).strip() for job in jobs]
+            if all(state.startswith("RUNNING") for state in states):
+                break
+            time.sleep(2)
+        assert all(state.startswith("RUNNING") for state in states), f"both jobs should run at once: {states}"
+        for job in jobs:
+            assert "mem=512M" in docker_exec(ctl, "scontrol", "show", "job", job), job
+    finally:
+        docker_exec(ctl, "scancel", *jobs)
+
+
 def failed_conversion_stops_the_run_and_keeps_the_cluster(running: str) -> None:
     """The risky step fails: a line slurmdbd does not know in slurmdbd.conf, so the foreground slurmdbd of the
     new release exits before it listens. The run stops there, naming the host and quoting slurmdbd; slurmdbd

@@ -29,9 +29,29 @@ def test_node_and_partition_stanzas() -> None:
         "Features=cpu Weight=1 State=UNKNOWN",
         "NodeSet=nt_cpu Feature=cpu",
     ]
+    # Job defaults from the node types: h100 64,000 MB and 32 CPUs for 4 GPUs; cpu 8,000 MB for 4 CPUs.
     assert conf["partitions"] == [
-        "PartitionName=gpu Nodes=nt_h100 Default=YES State=UP MaxTime=1-00:00:00 PriorityTier=10 QOS=normal",
-        "PartitionName=cpu Nodes=nt_cpu State=UP PriorityTier=1 PreemptMode=REQUEUE",
+        "PartitionName=gpu Nodes=nt_h100 Default=YES State=UP MaxTime=1-00:00:00 PriorityTier=10 QOS=normal "
+        "DefMemPerGPU=16000 DefCpuPerGPU=8",
+        "PartitionName=cpu Nodes=nt_cpu State=UP PriorityTier=1 PreemptMode=REQUEUE DefMemPerCPU=2000",
+    ]
+
+
+def test_job_defaults_kept_when_given_off_at_zero_and_left_to_the_admins_memory_setting() -> None:
+    spec, groups = valid_spec(), valid_groups()
+    spec["node_types"]["h100"]["mem_spec_limit_mb"] = 4000  # memory for jobs: 60,000 MB
+    spec["partitions"][0]["def_cpu_per_gpu"] = 2
+    spec["partitions"][1]["def_mem_per_gpu_mb"] = 0  # a CPU partition: no per-GPU default, and none per CPU
+    spec["partitions"].append({"name": "own", "node_types": ["h100"], "options": {"DefMemPerNode": 1000}})
+    spec["partitions"].append({"name": "off", "node_types": ["h100"], "def_mem_per_gpu_mb": 0, "def_cpu_per_gpu": 0})
+    lines = render(spec, groups)["slurm_conf"]["partitions"]
+    assert lines[0].endswith("QOS=normal DefMemPerGPU=15000 DefCpuPerGPU=2")
+    assert lines[1].endswith("PreemptMode=REQUEUE")
+    assert lines[2] == "PartitionName=own Nodes=nt_h100 State=UP DefMemPerNode=1000"
+    assert lines[3] == "PartitionName=off Nodes=nt_h100 State=UP"
+    spec["slurm_config"] = {"DefMemPerCPU": 1000}
+    assert not [
+        line for line in render(spec, groups)["slurm_conf"]["partitions"] if "DefMem" in line and "own" not in line
     ]
 
 
@@ -127,8 +147,9 @@ def test_partition_by_group_and_feature() -> None:
     spec["partitions"].append({"name": "rack1", "groups": ["rack1"]})
     spec["partitions"].append({"name": "ib", "features": ["ib"]})
     lines = render(spec, groups)["slurm_conf"]["partitions"]
-    assert "PartitionName=rack1 Nodes=cpu01,gpu01 State=UP" in lines
-    assert "PartitionName=ib Nodes=nt_h100 State=UP" in lines
+    # A partition mixing GPU and CPU-only nodes gets memory per CPU (the smaller share: cpu's 2,000 MB).
+    assert "PartitionName=rack1 Nodes=cpu01,gpu01 State=UP DefMemPerCPU=2000" in lines
+    assert "PartitionName=ib Nodes=nt_h100 State=UP DefMemPerGPU=16000 DefCpuPerGPU=8" in lines
 
 
 def test_gres_file_lines_and_autodetect() -> None:
