@@ -36,11 +36,10 @@ PEERS = sorted(
     in (yaml.safe_load((ROOT / "roles" / role / "molecule" / "default" / "molecule.yml").read_text()) or {})
 )
 
-# Roles whose subject is several hosts together (a Pacemaker pair, a rolling upgrade): their scenario is the
-# whole-cluster one that drills them, not a one-host role scenario. (galera and login_pool have scenarios of
-# their own: three and two containers on their own networks.)
+# Roles whose subject is a whole cluster moving on (a rolling upgrade, a phase upgrade): their scenario is the
+# whole-cluster one that drills them, not a role scenario. (galera, login_pool and pacemaker have scenarios of
+# their own: several containers on their own networks.)
 MULTI_HOST = {
-    "pacemaker": "production",
     "slurm_upgrade": "pilot",
     "phase_upgrade": "production",
 }

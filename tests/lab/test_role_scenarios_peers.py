@@ -1,5 +1,6 @@
-"""The role scenarios of several containers (galera: three nodes; login_pool: two nodes and a VIP), on Debian 13
-and 12: `molecule test` with their own network, idempotence, check mode and verify by behaviour.
+"""The role scenarios of several containers (galera: three nodes; login_pool: two nodes and a VIP; pacemaker: a
+controller pair with its BMC and a compute node), on Debian 13 and 12: `molecule test` with their own network,
+idempotence, check mode and verify by behaviour.
 
 They run apart from tests/lab/test_role_scenarios.py so that the test command puts them in its main stream,
 beside the pilot lab, while the one-host scenarios share the other stream with the production and federation
@@ -19,7 +20,7 @@ MATRIX = [(role, suite) for role in PEERS for suite in SUITES]
 
 
 def test_the_scenarios_of_several_hosts_are_found() -> None:
-    assert {"galera", "login_pool"} <= set(PEERS)
+    assert {"galera", "login_pool", "pacemaker"} <= set(PEERS)
 
 
 @pytest.mark.parametrize(("role", "suite"), MATRIX, ids=[f"{role}-{suite}" for role, suite in MATRIX])
