@@ -58,13 +58,23 @@ for qos in $(grep -o -E ' (QOS|AllowQos)=[^ ]+' /etc/slurm/slurm.conf | cut -d= 
 done
 """
 
+# slurmctld registers with slurmdbd after it answers: wait (bounded) for the control host slurmdbd records, in
+# /work/registered (cluster|controlhost).
+_REGISTERED = r"""for _ in $(seq 1 60); do
+  sacctmgr -n -P show cluster format=cluster,controlhost >/work/registered
+  grep -q '|.' /work/registered && break
+  sleep 0.5
+done
+"""
+
 # slurm.conf as rendered, accounting and priority lines included (a slurmdbd runs beside it). Every node
 # name resolves to a loopback address of the container, where this slurmctld itself listens, so a backup
 # SlurmctldHost would be this daemon again: only the primary's line is kept, and a pair's SlurmctldAddr
 # (its virtual IP) becomes the loopback, so the key is still read and no client call leaves the container
 # (failover is drilled in the production lab). (No --network none: slurmctld's listening socket needs an
 # address beside the loopback - getaddrinfo with AI_ADDRCONFIG finds none without it.)
-RUN_SCRIPT = r"""
+RUN_SCRIPT = (
+    r"""
 set -eu
 cp /input/* /etc/slurm/
 sed -i -E -e '0,/^SlurmctldHost=/!{/^SlurmctldHost=/d}' -e 's/^SlurmctldAddr=.*/SlurmctldAddr=127.0.0.1/' \
@@ -84,15 +94,13 @@ scontrol show partitions -o >/work/partitions
 scontrol show topology >/work/topology 2>&1 || true
 for topo in $(cat /work/topologies); do scontrol show topology "$topo" >/work/topology.$topo 2>&1 || true; done
 scontrol show config >/work/config
-# slurmctld registers with slurmdbd after it answers: wait for the control host slurmdbd records.
-for _ in $(seq 1 60); do
-  sacctmgr -n -P show cluster format=cluster,controlhost >/work/registered
-  grep -q '|.' /work/registered && break
-  sleep 0.5
-done
+@REGISTERED@
 cp /var/log/slurm/slurmctld.log /work/slurmctld.log
 kill $! ; wait || true
-""".replace("@PREPARE@\n", _PREPARE).replace("@ACCOUNTING@\n", _ACCOUNTING)
+""".replace("@PREPARE@\n", _PREPARE)
+    .replace("@ACCOUNTING@\n", _ACCOUNTING)
+    .replace("@REGISTERED@\n", _REGISTERED)
+)
 
 
 def mariadb_cnf() -> str:
@@ -183,7 +191,8 @@ def load_configs(
 
 # A throw-away controller with its own slurm.conf (and gres.conf), no slurmd: does slurmctld start on it, and
 # what does it report? With ACCOUNTING=1 a MariaDB and a slurmdbd run beside it and the cluster is registered.
-SMALL_RUN = r"""
+SMALL_RUN = (
+    r"""
 set -u
 cp /work/slurm.conf /etc/slurm/slurm.conf
 for file in gres.conf topology.conf topology.yaml; do [ -s /work/$file ] && cp /work/$file /etc/slurm/$file; done
@@ -195,11 +204,8 @@ slurmctld -D -i >/work/out 2>&1 &
 for _ in $(seq 1 40); do
   if timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP'; then
     echo UP; scontrol show partitions -o; scontrol show nodes -o
-    if [ "$ACCOUNTING" = 1 ]; then  # slurmctld registers with slurmdbd after it answers
-      for _ in $(seq 1 60); do
-        sacctmgr -n -P show cluster format=cluster,controlhost | grep -q '|.' && break
-        sleep 0.5
-      done
+    if [ "$ACCOUNTING" = 1 ]; then
+@REGISTERED@
       sacctmgr -n -P show cluster format=cluster
       mysql -N -e "SHOW TABLES FROM slurm_acct_db LIKE '%job_table'"; cat /var/log/slurm/slurmdbd.log
     fi
@@ -209,7 +215,10 @@ for _ in $(seq 1 40); do
   sleep 0.5
 done
 echo DOWN; cat /work/out
-""".replace("@PREPARE@\n", _PREPARE).replace("@ACCOUNTING@\n", _ACCOUNTING)
+""".replace("@PREPARE@\n", _PREPARE)
+    .replace("@ACCOUNTING@\n", _ACCOUNTING)
+    .replace("@REGISTERED@\n", _REGISTERED)
+)
 
 
 def small_files(config: dict[str, Any]) -> tuple[str, str, dict[str, str]]:
