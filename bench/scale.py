@@ -1,0 +1,181 @@
+"""Controller cost of the compute plays at scale: a simulation.
+
+N inventory names (sim-gpu0001...) are pointed at the pilot lab's two compute containers (`ansible_host`), so
+that `playbooks/pilot.yml --limit compute` does for N hosts what it does for a real cluster's compute nodes,
+on the controller's side: templating, task dispatch, result handling, one `docker exec` per module. The hosts'
+own work (the modules running inside the containers) is real too, but N names share two containers, so only
+the controller's share is the measure: the CPU seconds of the ansible-playbook process tree (itself, its
+forks and their docker clients), from the kernel's accounting of waited-for children.
+
+Each size runs twice: the first run writes what the new names change (/etc/hosts lists them), the second is
+the measured changed=0 run. Left out, and said in the result: the GPU check (`--skip-tags gpu_check`: it
+asks slurmctld about its own node, which has no sim names) and nothing else.
+
+Needs the converged pilot lab (`molecule converge -s pilot`); leaves it converged for sim names only in
+/etc/hosts of its compute containers (`molecule converge -s pilot` puts it back).
+Run: .venv/bin/python bench/scale.py --sizes 10 25 50 [--forks 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+PILOT = ROOT / "molecule" / "pilot"
+RESULTS = ROOT / "bench" / "results" / "scale.jsonl"
+CONTAINERS = ("pilot-gpu01", "pilot-gpu02")
+SKIPPED_TAGS = "gpu_check"
+
+
+def inventory(size: int) -> dict[str, object]:
+    """The pilot's groups with the compute group replaced by `size` names spread over the two containers."""
+    docker = {"ansible_connection": "community.docker.docker"}
+    names = {f"sim-gpu{index:04d}": {**docker, "ansible_host": CONTAINERS[index % 2]} for index in range(1, size + 1)}
+    return {
+        "all": {
+            "children": {
+                "controllers": {"hosts": {"pilot-ctl01": docker}},
+                "login": {"hosts": {"pilot-ctl01": docker}},
+                "dbd": {"hosts": {"pilot-dbd01": docker}},
+                "storage": {"hosts": {"pilot-dbd01": docker}},
+                "monitoring": {"hosts": {"pilot-dbd01": docker}},
+                "compute": {"children": {"compute_h100": {"hosts": names}}},
+            }
+        }
+    }
+
+
+def recap(output: str) -> dict[str, dict[str, int]]:
+    hosts = {}
+    for match in re.finditer(r"^(\S+)\s+: ok=(\d+)\s+changed=(\d+).*?failed=(\d+)\s+skipped=(\d+)", output, re.M):
+        name, ok, changed, failed, skipped = match.groups()
+        hosts[name] = {"ok": int(ok), "changed": int(changed), "failed": int(failed), "skipped": int(skipped)}
+    return hosts
+
+
+def environment(directory: Path, forks: int) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
+        "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
+        "ANSIBLE_FORKS": str(forks),
+        "ANSIBLE_FACT_CACHING_CONNECTION": str(directory / "facts"),
+        "ANSIBLE_CALLBACKS_ENABLED": "ansible.posix.profile_roles",
+        "ANSIBLE_CALLBACK_RESULT_FORMAT": "yaml",
+    }
+
+
+def run(directory: Path, forks: int) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the process tree, output) of one limited run of the site playbook."""
+    env = environment(directory, forks)
+    command = [
+        str(ROOT / ".venv" / "bin" / "ansible-playbook"),
+        "-i",
+        str(directory / "hosts.yml"),
+        str(ROOT / "playbooks" / "pilot.yml"),
+        "--limit",
+        "compute",
+        "--skip-tags",
+        SKIPPED_TAGS,
+    ]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.monotonic()
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    wall = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if result.returncode != 0:
+        sys.exit(f"ansible-playbook failed (rc {result.returncode}):\n{result.stdout[-6000:]}\n{result.stderr[-2000:]}")
+    return wall, cpu, result.stdout
+
+
+def changed_tasks(output: str) -> list[str]:
+    """The tasks that reported a change on a sim name (a changed=0 run has none)."""
+    changed, task = set(), ""
+    for line in output.splitlines():
+        if line.startswith("TASK ["):
+            task = line[6 : line.rindex("]")]
+        elif line.startswith("changed: [sim-"):
+            changed.add(task)
+    return sorted(changed)
+
+
+def roles(output: str) -> dict[str, float]:
+    """profile_roles' summary: seconds per role (wall, all hosts together)."""
+    summary = output.split("PLAY RECAP", 1)[-1]
+    return {name: float(seconds) for name, seconds in re.findall(r"^(\w+)\s+-+\s+([\d.]+)s$", summary, re.M)}
+
+
+def bench(size: int, forks: int) -> dict[str, object]:
+    with tempfile.TemporaryDirectory(prefix="gpucluster-scale-") as temporary:
+        directory = Path(temporary)
+        (directory / "hosts.yml").write_text(yaml.safe_dump(inventory(size), sort_keys=False))
+        (directory / "group_vars").mkdir()
+        for source in (PILOT / "inventory" / "group_vars").iterdir():
+            (directory / "group_vars" / source.name).symlink_to(source)
+        # the other hosts' facts in the run's cache (their addresses for /etc/hosts); the sim names gather theirs
+        subprocess.run(
+            [
+                str(ROOT / ".venv" / "bin" / "ansible"),
+                "-i",
+                str(directory / "hosts.yml"),
+                "controllers:dbd",
+                "-m",
+                "setup",
+            ],
+            cwd=ROOT,
+            env=environment(directory, forks),
+            capture_output=True,
+            check=True,
+        )
+        first_wall, first_cpu, _ = run(directory, forks)
+        wall, cpu, output = run(directory, forks)
+    hosts = recap(output)
+    compute = [counters for name, counters in hosts.items() if name.startswith("sim-")]
+    return {
+        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+        "names": size,
+        "containers": len(CONTAINERS),
+        "forks": forks,
+        "skipped_tags": SKIPPED_TAGS,
+        "first_wall_s": round(first_wall, 1),
+        "first_cpu_s": round(first_cpu, 1),
+        "wall_s": round(wall, 1),
+        "controller_cpu_s": round(cpu, 1),
+        "controller_cpu_per_host_s": round(cpu / size, 2),
+        "changed": sum(counters["changed"] for counters in compute),
+        "changed_tasks": changed_tasks(output),
+        "tasks_per_host": {
+            "ran": round(sum(c["ok"] for c in compute) / len(compute), 1),
+            "skipped": round(sum(c["skipped"] for c in compute) / len(compute), 1),
+        },
+        "roles_wall_s": roles(output),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10, 25, 50])
+    parser.add_argument("--forks", type=int, default=50)
+    args = parser.parse_args()
+    for size in args.sizes:
+        line = json.dumps(bench(size, args.forks))
+        print(line, flush=True)
+        with RESULTS.open("a") as results:
+            results.write(line + "\n")
+
+
+if __name__ == "__main__":
+    main()
