@@ -25,13 +25,14 @@ if ! docker info >/dev/null 2>&1; then
   docker info >/dev/null 2>&1 || { log "dockerd did not start, see /var/log/gpucluster-dockerd.log"; exit 1; }
 fi
 
-# Python venv with pinned tools (requirements.txt), rebuilt when that file changes.
-req_hash=$(sha256sum requirements.txt | cut -c1-16)
+# Python venv with the runtime (requirements.txt) and the development tools (requirements-dev.txt), pinned;
+# rebuilt when either file changes.
+req_hash=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-16)
 if [[ ! -x .venv/bin/python || "$(cat .venv/.req-hash 2>/dev/null)" != "$req_hash" ]]; then
   log "creating .venv"
   python3 -m venv .venv
   .venv/bin/pip install -q --upgrade pip >/dev/null
-  .venv/bin/pip install -q -r requirements.txt
+  .venv/bin/pip install -q -r requirements-dev.txt
   echo "$req_hash" > .venv/.req-hash
 fi
 # promtool and amtool: the tests check the alert rules, the generated Prometheus and Alertmanager
