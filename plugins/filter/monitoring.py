@@ -34,12 +34,16 @@ def monitoring_prometheus_config(
 
 
 def monitoring_alertmanager_errors(route: Any, receivers: Any) -> list[str]:
+    """What is wrong with the Alertmanager routing tree and receivers (a route naming no receiver, a receiver
+    without a destination...), each naming the setting; empty when Alertmanager would load them."""
     return alertmanager_errors(route, receivers)
 
 
 def monitoring_alertmanager_config(
     route: Mapping[str, Any], receivers: Sequence[Mapping[str, Any]], inhibit_rules: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any]:
+    """alertmanager.yml as a dictionary: the routing tree, the receivers and the inhibit rules of the
+    inventory (the run stops with every problem of the settings named when they are wrong)."""
     errors = alertmanager_errors(route, receivers)
     if errors:
         raise AnsibleFilterError("invalid Alertmanager settings:\n- " + "\n- ".join(errors))
