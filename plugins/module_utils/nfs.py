@@ -1,0 +1,87 @@
+"""Shared storage over NFS (/home, /apps, /data): exported by the storage group's host, which the nfs role
+sets up, or mounted from a filer the site already runs (nfs_filer_mounts). Checked before any host is touched;
+the mounts every client gets are computed here."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+# filer:/vol/home, 10.0.0.5:/export/home, [fd00::5]:/home
+SOURCE = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]):/\S*$")
+OPTIONS = re.compile(r"^[A-Za-z0-9_=.,:/+-]+$")
+FILER_KEYS = ("path", "src", "opts")
+EXAMPLE = "{path: /home, src: 'filer01:/vol/home', opts: 'rw,hard,vers=4.1'}"
+
+
+def filer_errors(mounts: Any) -> list[str]:
+    if not isinstance(mounts, list):
+        return [f"nfs_filer_mounts: give a list of mounts, each {EXAMPLE}"]
+    errors: list[str] = []
+    paths: set[str] = set()
+    for index, mount in enumerate(mounts):
+        where = f"nfs_filer_mounts[{index}]"
+        if not isinstance(mount, Mapping):
+            errors.append(f"{where}: give a mount as {EXAMPLE}")
+            continue
+        unknown = sorted(str(key) for key in mount if key not in FILER_KEYS)
+        if unknown:
+            errors.append(f"{where}: unknown key {', '.join(unknown)}; a mount has {', '.join(FILER_KEYS)}")
+        path = mount.get("path")
+        if not isinstance(path, str) or not path.startswith("/") or " " in path:
+            errors.append(f"{where}.path: {path!r} is not an absolute path; give where it is mounted, e.g. /home")
+        elif path in paths:
+            errors.append(f"{where}.path: {path} is mounted twice; give each path once")
+        else:
+            paths.add(path)
+        source = mount.get("src")
+        if not isinstance(source, str) or not SOURCE.match(source):
+            errors.append(
+                f"{where}.src: {source!r} is not an NFS source; give the filer's name or address, ':' and the "
+                "exported path, e.g. filer01:/vol/home"
+            )
+        options = mount.get("opts")
+        if options is not None and (not isinstance(options, str) or not OPTIONS.match(options)):
+            errors.append(f"{where}.opts: {options!r} is not a mount option list; give them comma-separated, no spaces")
+    return errors
+
+
+def nfs_errors(settings: Mapping[str, Any], storage_hosts: Sequence[str]) -> list[str]:
+    """What stops the shared paths from being set up: a filer mount that cannot be written to fstab, a storage
+    host beside filer mounts (the paths would come from two places), or neither."""
+    filer = settings.get("filer_mounts") or []
+    errors = filer_errors(filer)
+    hosts = [str(host) for host in storage_hosts]
+    if filer and hosts:
+        errors.append(
+            f"nfs_filer_mounts is set and the storage group has {', '.join(hosts)}: the shared paths come from the "
+            "site's filer or from the storage host's exports, not both; empty the storage group, or drop "
+            "nfs_filer_mounts"
+        )
+    if not filer and not hosts:
+        errors.append(
+            "the storage group is empty and nfs_filer_mounts is not set: put the host that exports /home, /apps "
+            f"and /data in the storage group, or list the site's filer mounts in nfs_filer_mounts, e.g. [{EXAMPLE}]"
+        )
+    if not filer:
+        exports = settings.get("exports") or []
+        relative = [str(export.get("path")) for export in exports if not str(export.get("path", "")).startswith("/")]
+        if relative:
+            errors.append(f"nfs_exports: {', '.join(relative)} is not an absolute path")
+    return errors
+
+
+def client_mounts(settings: Mapping[str, Any], server: str) -> list[dict[str, str]]:
+    """{path, src, opts} of every mount of a client: the filer's, or the storage host's exports it mounts."""
+    default_options = str(settings.get("mount_options") or "")
+    filer = settings.get("filer_mounts") or []
+    if filer:
+        return [
+            {"path": str(mount["path"]), "src": str(mount["src"]), "opts": str(mount.get("opts") or default_options)}
+            for mount in filer
+        ]
+    return [
+        {"path": str(path), "src": f"{server}:{path}", "opts": default_options}
+        for path in settings.get("client_mounts") or []
+    ]

@@ -1,0 +1,86 @@
+"""Shared storage: the storage host's exports or a site's filer (nfs_filer_mounts), checked before any host is
+touched, and the mounts each client gets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from ansible_collections.gpucluster.cluster.plugins.module_utils.nfs import client_mounts, nfs_errors
+
+EXPORTS = [{"path": "/home", "options": "rw"}, {"path": "/apps", "options": "ro"}]
+FILER = [
+    {"path": "/home", "src": "filer01:/vol/home"},
+    {"path": "/apps", "src": "10.0.0.5:/export/apps", "opts": "ro,hard,vers=4.1"},
+    {"path": "/data", "src": "[fd00::5]:/data"},
+]
+
+
+def settings(**changes: Any) -> dict[str, Any]:
+    return {
+        "exports": EXPORTS,
+        "filer_mounts": [],
+        "mount_options": "rw,hard,noatime,vers=4.2,_netdev",
+        "client_mounts": ["/home", "/apps"],
+    } | changes
+
+
+def test_the_storage_hosts_exports_or_a_filer_are_accepted() -> None:
+    assert nfs_errors(settings(), ["nfs01"]) == []
+    assert nfs_errors(settings(filer_mounts=FILER), []) == []
+
+
+def test_clients_mount_the_storage_hosts_exports() -> None:
+    assert client_mounts(settings(), "nfs01") == [
+        {"path": "/home", "src": "nfs01:/home", "opts": "rw,hard,noatime,vers=4.2,_netdev"},
+        {"path": "/apps", "src": "nfs01:/apps", "opts": "rw,hard,noatime,vers=4.2,_netdev"},
+    ]
+
+
+def test_clients_mount_the_filer_with_each_mounts_options() -> None:
+    assert client_mounts(settings(filer_mounts=FILER), "") == [
+        {"path": "/home", "src": "filer01:/vol/home", "opts": "rw,hard,noatime,vers=4.2,_netdev"},
+        {"path": "/apps", "src": "10.0.0.5:/export/apps", "opts": "ro,hard,vers=4.1"},
+        {"path": "/data", "src": "[fd00::5]:/data", "opts": "rw,hard,noatime,vers=4.2,_netdev"},
+    ]
+
+
+def test_neither_a_storage_host_nor_a_filer_is_refused() -> None:
+    [error] = nfs_errors(settings(), [])
+    assert error.startswith("the storage group is empty and nfs_filer_mounts is not set")
+
+
+def test_a_storage_host_beside_filer_mounts_is_refused() -> None:
+    [error] = nfs_errors(settings(filer_mounts=FILER), ["nfs01"])
+    assert "nfs_filer_mounts is set and the storage group has nfs01" in error
+
+
+@pytest.mark.parametrize(
+    ("mount", "expected"),
+    [
+        ({"path": "home", "src": "f:/h"}, "nfs_filer_mounts[0].path: 'home' is not an absolute path"),
+        (
+            {"path": "/home", "src": "filer01/vol/home"},
+            "nfs_filer_mounts[0].src: 'filer01/vol/home' is not an NFS source",
+        ),
+        (
+            {"path": "/home", "src": "f:/h", "opts": "rw, hard"},
+            "nfs_filer_mounts[0].opts: 'rw, hard' is not a mount option",
+        ),
+        ({"path": "/home", "src": "f:/h", "options": "rw"}, "nfs_filer_mounts[0]: unknown key options"),
+        ("filer01:/vol/home", "nfs_filer_mounts[0]: give a mount as {path: /home"),
+    ],
+)
+def test_a_filer_mount_fstab_cannot_hold_is_named(mount: Any, expected: str) -> None:
+    errors = nfs_errors(settings(filer_mounts=[mount]), [])
+    assert any(error.startswith(expected) for error in errors), errors
+
+
+def test_a_path_mounted_twice_is_refused() -> None:
+    errors = nfs_errors(settings(filer_mounts=[FILER[0], {"path": "/home", "src": "other:/home"}]), [])
+    assert errors == ["nfs_filer_mounts[1].path: /home is mounted twice; give each path once"]
+
+
+def test_relative_exports_are_refused() -> None:
+    errors = nfs_errors(settings(exports=[{"path": "home", "options": "rw"}]), ["nfs01"])
+    assert errors == ["nfs_exports: home is not an absolute path"]
