@@ -63,11 +63,11 @@ def test_bad_answers_are_refused_by_name_and_nothing_is_written(tmp_path: Path) 
     result = new_inventory(site, new_inventory_nodes="0", new_inventory_cluster_name="Big Cluster")
     out = " ".join(result.stdout.split())
     assert result.returncode != 0
-    assert "new_inventory_nodes: give a whole number of 1 or more" in out
-    assert "new_inventory_cluster_name: lower-case letters" in out
+    assert "new_inventory_nodes: '0' is not a whole number of 1 or more" in out
+    assert "new_inventory_cluster_name: give lower-case letters" in out
     assert not site.exists()
     result = new_inventory(site, new_inventory_nodes="200")
-    assert result.returncode != 0 and "new_inventory_network: 10.2.0.0/24 has room for 255 addresses" in " ".join(
+    assert result.returncode != 0 and "new_inventory_network: 10.2.0.0/24 has 256 addresses" in " ".join(
         result.stdout.split()
     )
     assert not site.exists()

@@ -1,0 +1,19 @@
+"""Filters of playbooks/new-inventory.yml."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ansible_collections.gpucluster.cluster.plugins.module_utils.first_inventory import answers_errors
+
+
+def new_inventory_errors(answers: Mapping[str, Any]) -> list[str]:
+    """What in the answers of playbooks/new-inventory.yml cannot make an inventory (numbers, the cluster name,
+    the directory, a management network too small for the hosts), each named; empty when they can."""
+    return answers_errors(answers)
+
+
+class FilterModule:
+    def filters(self) -> dict[str, Callable[..., Any]]:
+        return {"new_inventory_errors": new_inventory_errors}

@@ -1,0 +1,54 @@
+"""The answers playbooks/new-inventory.yml asks for a first inventory, checked before anything is written."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import netaddr
+
+NUMBERS = (
+    "new_inventory_nodes",
+    "new_inventory_gpus_per_node",
+    "new_inventory_sockets",
+    "new_inventory_cores_per_socket",
+    "new_inventory_threads_per_core",
+    "new_inventory_memory_mb",
+)
+NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+# the hosts' addresses in the management network: controller .10, database .11, login .12, NFS .13, nodes .101 on
+FIRST_NODE = 101
+
+
+def answers_errors(answers: Mapping[str, Any]) -> list[str]:
+    """Each answer that cannot make an inventory, named with what to give instead; empty when they can."""
+    errors = [
+        f"{name}: {answers.get(name)!r} is not a whole number of 1 or more"
+        for name in NUMBERS
+        if not re.fullmatch(r"[1-9][0-9]*", str(answers.get(name, "")).strip())
+    ]
+    if not NAME.match(str(answers.get("new_inventory_cluster_name", ""))):
+        errors.append(
+            "new_inventory_cluster_name: give lower-case letters, digits, - and _, starting with a letter "
+            "(at most 40: it is Slurm's ClusterName)"
+        )
+    if not str(answers.get("new_inventory_dir", "")).strip():
+        errors.append("new_inventory_dir: give the directory to write")
+    network = str(answers.get("new_inventory_network", "")).strip()
+    if network:
+        try:
+            size = netaddr.IPNetwork(network).size
+        except (netaddr.AddrFormatError, ValueError, TypeError):
+            return [
+                *errors,
+                f"new_inventory_network: {network!r} is not a network; give it in CIDR form, e.g. 10.1.0.0/22",
+            ]
+        nodes = str(answers.get("new_inventory_nodes", ""))
+        needed = FIRST_NODE + int(nodes) + 1 if nodes.isdigit() else 0
+        if size < needed:
+            errors.append(
+                f"new_inventory_network: {network} has {size} addresses; the hosts take .10-.13 and the {nodes} "
+                f"nodes .{FIRST_NODE} on ({needed} with the broadcast address): give a larger network"
+            )
+    return errors

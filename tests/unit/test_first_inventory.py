@@ -1,0 +1,47 @@
+"""The answers of playbooks/new-inventory.yml, checked before anything is written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from ansible_collections.gpucluster.cluster.plugins.module_utils.first_inventory import answers_errors
+
+GOOD = {
+    "new_inventory_dir": "inventories/site",
+    "new_inventory_cluster_name": "llm",
+    "new_inventory_nodes": "32",
+    "new_inventory_gpu_type": "h100",
+    "new_inventory_gpus_per_node": "8",
+    "new_inventory_sockets": "2",
+    "new_inventory_cores_per_socket": "56",
+    "new_inventory_threads_per_core": "2",
+    "new_inventory_memory_mb": "2000000",
+    "new_inventory_network": "10.1.0.0/24",
+}
+
+
+def test_good_answers_pass() -> None:
+    assert answers_errors(GOOD) == []
+    assert answers_errors(GOOD | {"new_inventory_network": ""}) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"new_inventory_nodes": "0"}, "new_inventory_nodes: '0' is not a whole number of 1 or more"),
+        ({"new_inventory_memory_mb": "2 TB"}, "new_inventory_memory_mb: '2 TB' is not a whole number of 1 or more"),
+        ({"new_inventory_cluster_name": "My Cluster"}, "new_inventory_cluster_name: give lower-case letters"),
+        ({"new_inventory_dir": " "}, "new_inventory_dir: give the directory to write"),
+        ({"new_inventory_network": "10.1.0.0/33"}, "new_inventory_network: '10.1.0.0/33' is not a network"),
+        ({"new_inventory_nodes": "200"}, "new_inventory_network: 10.1.0.0/24 has 256 addresses"),
+    ],
+)
+def test_each_bad_answer_is_named(change: dict[str, Any], expected: str) -> None:
+    errors = answers_errors(GOOD | change)
+    assert any(error.startswith(expected) for error in errors), errors
+
+
+def test_the_network_holds_every_node_up_to_its_broadcast_address() -> None:
+    assert answers_errors(GOOD | {"new_inventory_nodes": "154"}) == []  # .101 to .254
+    assert answers_errors(GOOD | {"new_inventory_nodes": "155"}) != []  # .255 is the broadcast address
