@@ -32,7 +32,15 @@ BUNDLED = next(
 NOT_SHIPPED = (".ci/", ".config/", "bench/", "lab/", "molecule/", "scripts/", "tests/", "build/", ".venv/")
 
 
+def clean_env() -> dict[str, str]:
+    """The environment of a site's controller: none of the repository's Ansible settings (the test command exports
+    ANSIBLE_CONFIG, whose collections path holds the repository itself: ansible-galaxy would find the collection
+    installed there and install nothing)."""
+    return {key: value for key, value in os.environ.items() if not key.startswith("ANSIBLE_")}
+
+
 def run(*command: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = clean_env() if env is None else env
     result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert result.returncode == 0, f"{' '.join(command)}\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
     return result
@@ -168,8 +176,11 @@ def test_roles_playbooks_and_filters_run_by_fqcn_from_the_installed_copy(install
             sort_keys=False,
         )
     )
-    env = {key: value for key, value in os.environ.items() if not key.startswith("ANSIBLE_")}
-    env |= {"ANSIBLE_COLLECTIONS_PATH": str(installed), "PATH": f"{BIN}:{env['PATH']}", "HOME": str(tmp_path)}
+    env = clean_env() | {
+        "ANSIBLE_COLLECTIONS_PATH": str(installed),
+        "PATH": f"{BIN}:{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+    }
     run(str(BIN / "ansible-playbook"), "check.yml", cwd=site, env=env)
 
     out = tmp_path / "rendered"
