@@ -30,32 +30,41 @@ import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PILOT = ROOT / "molecule" / "pilot"
 RESULTS = ROOT / "bench" / "results" / "scale.jsonl"
-CONTAINERS = ("pilot-gpu01", "pilot-gpu02")
 SKIPPED_TAGS = "gpu_check"
 
 
+def pilot_platforms() -> list[dict[str, Any]]:
+    platforms: list[dict[str, Any]] = yaml.safe_load((PILOT / "molecule.yml").read_text())["platforms"]
+    return platforms
+
+
 def inventory(size: int) -> dict[str, object]:
-    """The pilot's groups with the compute group replaced by `size` names spread over the two containers."""
-    docker = {"ansible_connection": "community.docker.docker"}
-    names = {f"sim-gpu{index:04d}": {**docker, "ansible_host": CONTAINERS[index % 2]} for index in range(1, size + 1)}
-    return {
-        "all": {
-            "children": {
-                "controllers": {"hosts": {"pilot-ctl01": docker}},
-                "login": {"hosts": {"pilot-ctl01": docker}},
-                "dbd": {"hosts": {"pilot-dbd01": docker}},
-                "storage": {"hosts": {"pilot-dbd01": docker}},
-                "monitoring": {"hosts": {"pilot-dbd01": docker}},
-                "compute": {"children": {"compute_h100": {"hosts": names}}},
-            }
-        }
+    """The pilot scenario's groups (molecule/pilot/molecule.yml), its compute containers replaced by `size` names
+    spread over them."""
+    docker: dict[str, object] = {"ansible_connection": "community.docker.docker"}
+    platforms = pilot_platforms()
+    containers = [platform["name"] for platform in platforms if "compute" in platform["groups"]]
+    groups: dict[str, dict[str, dict[str, object]]] = {}
+    for platform in platforms:
+        if "compute" in platform["groups"]:
+            continue
+        for group in platform["groups"]:
+            groups.setdefault(group, {})[platform["name"]] = docker
+    names = {
+        f"sim-gpu{index:04d}": {**docker, "ansible_host": containers[index % len(containers)]}
+        for index in range(1, size + 1)
     }
+    node_types = sorted({group for p in platforms if "compute" in p["groups"] for group in p["groups"]} - {"compute"})
+    children: dict[str, object] = {group: {"hosts": hosts} for group, hosts in groups.items()}
+    children["compute"] = {"children": {node_types[0]: {"hosts": names}}}
+    return {"all": {"children": children}}
 
 
 def recap(output: str) -> dict[str, dict[str, int]]:
@@ -168,7 +177,7 @@ def bench(size: int, forks: int) -> dict[str, object]:
     return {
         "date": datetime.now(UTC).strftime("%Y-%m-%d"),
         "names": size,
-        "containers": len(CONTAINERS),
+        "containers": sum("compute" in platform["groups"] for platform in pilot_platforms()),
         "forks": forks,
         "skipped_tags": SKIPPED_TAGS,
         "first_wall_s": round(first_wall, 1),
