@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 # filer:/vol/home, 10.0.0.5:/export/home, [fd00::5]:/home
-SOURCE = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]):/\S*$")
+SOURCE = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]):/[^\s#]*$")
 OPTIONS = re.compile(r"^[A-Za-z0-9_=.,:/+-]+$")
 FILER_KEYS = ("path", "src", "opts")
 EXAMPLE = "{path: /home, src: 'filer01:/vol/home', opts: 'rw,hard,vers=4.1'}"
@@ -29,7 +29,7 @@ def filer_errors(mounts: Any) -> list[str]:
         if unknown:
             errors.append(f"{where}: unknown key {', '.join(unknown)}; a mount has {', '.join(FILER_KEYS)}")
         path = mount.get("path")
-        if not isinstance(path, str) or not path.startswith("/") or " " in path:
+        if not isinstance(path, str) or not path.startswith("/") or any(char.isspace() or char == "#" for char in path):
             errors.append(f"{where}.path: {path!r} is not an absolute path; give where it is mounted, e.g. /home")
         elif path in paths:
             errors.append(f"{where}.path: {path} is mounted twice; give each path once")

@@ -59,6 +59,8 @@ def test_a_storage_host_beside_filer_mounts_is_refused() -> None:
     ("mount", "expected"),
     [
         ({"path": "home", "src": "f:/h"}, "nfs_filer_mounts[0].path: 'home' is not an absolute path"),
+        ({"path": "/home\n/x", "src": "f:/h"}, "nfs_filer_mounts[0].path: '/home\\n/x' is not an absolute path"),
+        ({"path": "/home", "src": "f:/h#x"}, "nfs_filer_mounts[0].src: 'f:/h#x' is not an NFS source"),
         (
             {"path": "/home", "src": "filer01/vol/home"},
             "nfs_filer_mounts[0].src: 'filer01/vol/home' is not an NFS source",
