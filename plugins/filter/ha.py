@@ -13,6 +13,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import (
     pair_errors,
     slurm_vip_errors,
     stonith_changes,
+    stonith_create_options,
     stonith_parameters,
     vip_errors,
 )
@@ -43,10 +44,16 @@ def pacemaker_errors(
     return errors
 
 
-def pacemaker_stonith_update(cib_xml: str, host: str, device: Mapping[str, Any]) -> list[str]:
+def pacemaker_stonith_options(host: str, device: Mapping[str, Any], password_dir: str) -> list[str]:
+    """`key=value` options to create `fence-<host>` with: the BMC's address and user, and a `password_script`
+    that reads the password from its root-only file under ``password_dir`` (never the password itself)."""
+    return stonith_create_options(host, device, password_dir)
+
+
+def pacemaker_stonith_update(cib_xml: str, host: str, device: Mapping[str, Any], password_dir: str) -> list[str]:
     """`key=value` arguments for `pcs stonith update fence-<host>`: the attributes the CIB's device lacks or holds
-    another value of (empty when it matches the inventory)."""
-    wanted = stonith_parameters(host, device)
+    another value of, `key=` for one it must not hold (a password written there before); empty when it matches."""
+    wanted = stonith_parameters(host, device, password_dir)
     return [f"{key}={wanted[key]}" for key in stonith_changes(cib_xml, wanted)]
 
 
@@ -60,6 +67,7 @@ class FilterModule:
         return {
             "pacemaker_errors": pacemaker_errors,
             "login_pool_errors": login_pool_errors,
+            "pacemaker_stonith_options": pacemaker_stonith_options,
             "pacemaker_stonith_update": pacemaker_stonith_update,
             "pacemaker_fence_packages": pacemaker_fence_packages,
         }

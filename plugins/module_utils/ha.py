@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -93,6 +94,14 @@ def fencing_errors(controllers: Sequence[str], devices: Mapping[str, Any], lab_w
             errors.append(f"{host}: fence agent {agent!r} is not one of {', '.join(FENCE_AGENTS)}")
             continue
         missing = [key for key in FENCE_AGENTS[agent] if not str(device.get(key) or "")]
+        owned = sorted(
+            {str(option).partition("=")[0] for option in device.get("options") or ()} & {"password", "password_script"}
+        )
+        if owned:
+            errors.append(
+                f"{host}: fence device option {', '.join(owned)} is the role's: give the BMC password in `password` "
+                "(from Vault); the role keeps it in a root-only file the agent reads, out of the CIB"
+            )
         if missing:
             errors.append(f"{host}: {agent} device lacks {', '.join(missing)}")
         elif device.get("ip"):
@@ -139,7 +148,13 @@ def login_pool_errors(logins: Sequence[str], addresses: Mapping[str, str], setti
             f"login_pool_virtual_router_id {router_id!r} is not a VRRP router id; use 1-255, unique on the network"
         )
     password = str(settings.get("vrrp_password") or "")
-    if len(password) > 8:
+    if not password:
+        errors.append(
+            "login_pool_vrrp_password is empty: without VRRP authentication any host on the login network can "
+            "announce itself holder of login_pool_vip and take the users' SSH sessions; set 1-8 characters from "
+            "Vault (the same on every login node)"
+        )
+    elif len(password) > 8:
         errors.append(
             "login_pool_vrrp_password is longer than 8 characters; VRRP's PASS authentication keeps only 8, "
             "so nodes set up with different tails would not see each other: use 8 or fewer"
@@ -162,12 +177,23 @@ def _in_range(value: object, low: int, high: int) -> bool:
     return low <= int(str(value)) <= high
 
 
-def stonith_parameters(host: str, device: Mapping[str, Any]) -> dict[str, str]:
-    """The instance attributes a controller's fence device must carry (what pacemaker_stonith creates it with)."""
+def fence_password_file(password_dir: str, host: str) -> str:
+    """Where each controller keeps the BMC password of ``host``'s fence device (0400 root; read by the fence
+    agent, which pacemaker-fenced runs as root)."""
+    return f"{password_dir.rstrip('/')}/{host}"
+
+
+def stonith_parameters(host: str, device: Mapping[str, Any], password_dir: str) -> dict[str, str]:
+    """The instance attributes a controller's fence device must carry. The password is never one of them: the
+    CIB is copied to both controllers and readable by the haclient group, and `pcs stonith create/update` would
+    show it on a command line. The agent reads it from a root-only file through its `password_script`
+    (`password` is kept empty: a device made before this carried it there). An empty value: no attribute."""
+    password = bool(str(device.get("password") or ""))
     wanted = {
         "ip": str(device.get("ip") or ""),
         "username": str(device.get("username") or ""),
-        "password": str(device.get("password") or ""),
+        "password": "",
+        "password_script": f"/bin/cat {shlex.quote(fence_password_file(password_dir, host))}" if password else "",
         "pcmk_host_list": host,
     }
     for option in device.get("options") or ():
@@ -176,13 +202,18 @@ def stonith_parameters(host: str, device: Mapping[str, Any]) -> dict[str, str]:
     return wanted
 
 
+def stonith_create_options(host: str, device: Mapping[str, Any], password_dir: str) -> list[str]:
+    """`key=value` options of `pcs stonith create fence-<host>` (the attributes that are set)."""
+    return [f"{key}={value}" for key, value in stonith_parameters(host, device, password_dir).items() if value]
+
+
 def stonith_changes(cib_xml: str, wanted: Mapping[str, str]) -> list[str]:
     """The names of the fence device's instance attributes that differ from ``wanted`` in the CIB's primitive
     (`cibadmin --query --xpath "//primitive[@id='fence-<host>']"`): a changed BMC address or password must reach
-    the cluster, or fencing fails exactly when it is needed. Names only: the values include the password."""
+    the cluster, or fencing fails exactly when it is needed. An empty wanted value: the attribute must be absent."""
     found: dict[str, str] = {}
     for match in re.finditer(r"<nvpair\b([^>]*)/?>", cib_xml):
         attributes = dict(re.findall(r'(\w+)="([^"]*)"', match.group(1)))
         if "name" in attributes:
             found[attributes["name"]] = html.unescape(attributes.get("value", ""))
-    return sorted(key for key, value in wanted.items() if found.get(key) != value)
+    return sorted(key for key, value in wanted.items() if found.get(key, "") != value)

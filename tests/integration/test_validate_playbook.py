@@ -37,6 +37,8 @@ def playbook(inventory: Path, name: str, *args: str) -> subprocess.CompletedProc
     command = [str(ROOT / ".venv" / "bin" / "ansible-playbook"), "-i", str(inventory), f"playbooks/{name}", *args]
     for key, value in VAULT.items():
         command += ["-e", f"{key}={value}"]
+    # no terminal to type the cluster's name on (playbooks/confirm.yml: tests/integration/test_confirmation.py)
+    command += ["-e", "skip_confirmation=true"]
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
 
 

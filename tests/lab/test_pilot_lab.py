@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets as secrets_module
 import subprocess
 import time
 import tomllib
@@ -96,6 +97,22 @@ def test_second_converge_changes_nothing(lab: Lab) -> None:
 def test_check_mode_with_diff_is_clean_on_the_converged_cluster(lab: Lab) -> None:
     result = molecule("converge", "-s", "pilot", "--", "--check", "--diff")
     assert result.returncode == 0, result.stdout[-5000:]
+    assert leaked(result.stdout + result.stderr) == [], "a secret is in the --check --diff output"
+
+
+def test_a_changed_secret_is_in_no_check_diff_output(lab: Lab) -> None:
+    """Rotated in the inventory, the database passwords would change files (slurmdbd.conf, the exporter's
+    credentials): `--check --diff` reports those changes and shows neither the old nor the new value."""
+    rotated = {
+        "accounting_db_password": secrets_module.token_hex(16),
+        "monitoring_mysqld_exporter_db_password": secrets_module.token_hex(16),
+    }
+    result = molecule("converge", "-s", "pilot", "--", "--check", "--diff", "-e", json.dumps(rotated))
+    assert result.returncode == 0, result.stdout[-5000:]
+    assert recap(result.stdout)["pilot-dbd01"]["changed"] > 0, "the rotation would change nothing: not a test"
+    output = result.stdout + result.stderr
+    assert leaked(output) == [], "an old secret is in the --check --diff output"
+    assert [name for name, value in rotated.items() if value in output] == [], "a new secret is in the output"
     counters = recap(result.stdout)
     assert {host: counters[host]["changed"] for host in HOSTS} == dict.fromkeys(HOSTS, 0), changed_tasks(result.stdout)
 
@@ -135,19 +152,32 @@ def test_jobs_run_and_are_accounted(lab: Lab) -> None:
     assert "All 4 array tasks and the 3 chained jobs completed" in result.stdout
 
 
-def test_secrets_never_reach_the_verbose_log(lab: Lab) -> None:
-    key = docker_exec("pilot-ctl01", "base64", "-w0", "/etc/munge/munge.key").strip()
+def secrets() -> dict[str, str]:
+    """Every secret the pilot holds, as it could appear in output: the MUNGE and JWT keys (base64, as they are
+    read and copied), slurmdbd's database password, the database exporter's password."""
+    found = {
+        "MUNGE key": docker_exec("pilot-ctl01", "base64", "-w0", "/etc/munge/munge.key").strip(),
+        "JWT key": docker_exec("pilot-ctl01", "base64", "-w0", "/etc/slurm/jwt_hs256.key").strip(),
+    }
+    assert len(found["MUNGE key"]) >= 128 and len(found["JWT key"]) >= 32  # 1024 and 256+ random bits
     conf = docker_exec("pilot-dbd01", "cat", "/etc/slurm/slurmdbd.conf")
     password = re.search(r"^StoragePass=(.+)$", conf, re.M)
     assert password and len(password.group(1)) == 32
-    assert len(key) >= 128  # mungekey writes 1024 random bits
+    found["StoragePass"] = password.group(1)
+    exporter = re.search(r"^password=(.+)$", docker_exec("pilot-dbd01", "cat", EXPORTER_CNF), re.M)
+    assert exporter and len(exporter.group(1)) == 32
+    found["mysqld_exporter password"] = exporter.group(1)
+    return found
+
+
+def leaked(output: str) -> list[str]:
+    """The secrets found in ``output`` (a key also by its first 64 characters: a line of a longer dump)."""
+    return [name for name, value in secrets().items() if value in output or value[:64] in output]
+
+
+def test_secrets_never_reach_the_verbose_log(lab: Lab) -> None:
     assert "ESTABLISH DOCKER CONNECTION" in lab.converge_log  # it is the -vvv log
-    assert key not in lab.converge_log and key[:64] not in lab.converge_log
-    assert password.group(1) not in lab.converge_log
-    exporter_cnf = docker_exec("pilot-dbd01", "cat", "/etc/prometheus/mysqld-exporter.cnf")
-    exporter_password = re.search(r"^password=(.+)$", exporter_cnf, re.M)
-    assert exporter_password and len(exporter_password.group(1)) == 32
-    assert exporter_password.group(1) not in lab.converge_log
+    assert leaked(lab.converge_log) == []
 
 
 def test_secret_files_are_private_and_the_key_is_the_same_everywhere(lab: Lab) -> None:
@@ -156,10 +186,38 @@ def test_secret_files_are_private_and_the_key_is_the_same_everywhere(lab: Lab) -
     for host in HOSTS:
         assert docker_exec(host, "stat", "-c", "%a %U", "/etc/munge/munge.key").strip() == "400 munge"
     assert docker_exec("pilot-dbd01", "stat", "-c", "%a %U", "/etc/slurm/slurmdbd.conf").strip() == "600 slurm"
-    for path in ("/etc/prometheus/mysqld-exporter.cnf", "/etc/prometheus/alertmanager.yml"):
-        assert docker_exec("pilot-dbd01", "stat", "-c", "%a %U %G", path).strip() == "640 root prometheus", path
+    assert docker_exec("pilot-dbd01", "stat", "-c", "%a %U %G", EXPORTER_CNF).strip() == "640 root mysqld-exporter"
+    assert docker_exec("pilot-dbd01", "stat", "-c", "%a %U %G", "/etc/prometheus/alertmanager.yml").strip() == (
+        "640 root prometheus"
+    )
     users = {host: docker_exec(host, "id", "-u", "munge").strip() for host in HOSTS}
     assert set(users.values()) == {"64031"}, users
+
+
+EXPORTER_CNF = "/etc/prometheus/mysqld-exporter.cnf"
+
+
+def test_the_database_exporter_holds_the_least_it_needs(lab: Lab) -> None:
+    """mysqld_exporter runs as a user of its own (not prometheus, which also runs Prometheus and the Slurm
+    exporter), which alone reads its credentials; its database user holds PROCESS and SLAVE MONITOR, no SELECT:
+    with its credentials the accounting database and mysql.user's password hashes are refused, while every
+    collector it runs still succeeds."""
+    dbd = partial(sh, "pilot-dbd01")
+    pid = dbd("systemctl show --property=MainPID --value prometheus-mysqld-exporter")
+    assert dbd(f"stat -c %U /proc/{pid}") == "mysqld-exporter"
+    assert "Permission denied" in dbd(f"runuser -u prometheus -- cat {EXPORTER_CNF} 2>&1", check=False)
+    grants = dbd("mysql -N -e \"SHOW GRANTS FOR 'prometheus_exporter'@'localhost'\"")
+    assert "PROCESS" in grants and "SLAVE MONITOR" in grants and "SELECT" not in grants, grants
+    for query in ("SELECT count(*) FROM mysql.user", "SELECT count(*) FROM slurm_acct_db.acct_table"):
+        denied = dbd(f"mysql --defaults-file={EXPORTER_CNF} -N -e '{query}' 2>&1; echo rc=$?", check=False)
+        assert "denied" in denied and not denied.endswith("rc=0"), (query, denied)
+    metrics = dbd(
+        "python3 -c 'import urllib.request as u; print(u.urlopen(\"http://localhost:9104/metrics\").read().decode())'"
+    )
+    assert re.search(r"^mysql_up 1$", metrics, re.M), metrics[-2000:]
+    assert re.search(r"^mysql_global_status_uptime \d", metrics, re.M)
+    failed = re.findall(r"^(mysql_exporter_(?:collector_success\{[^}]*\} 0|last_scrape_error 1))$", metrics, re.M)
+    assert failed == [], failed
 
 
 # Refusals decided on the Ansible controller before any host is contacted: the managed hosts' release plays no

@@ -283,6 +283,21 @@ def test_secrets_stay_out_of_the_log_and_files_are_private(lab: Lab) -> None:
     authkey = sh("prod-ctl01", "base64 -w0 /etc/corosync/authkey")
     assert authkey not in lab.converge_log and authkey[:48] not in lab.converge_log
     assert bmc.password(BMC_PASSWORD) not in lab.converge_log, "the BMC password is in the -vvv log"
+    cib = sh("prod-ctl01", "cibadmin --query --scope resources")
+    assert bmc.password(BMC_PASSWORD) not in cib and 'name="password"' not in cib, "a BMC password is in the CIB"
+    for host in CONTROLLERS:
+        assert sh(host, "stat -c '%a %U' /etc/gpucluster/fence/prod-ctl01 /etc/gpucluster/fence/prod-ctl02") == (
+            "400 root\n400 root"
+        )
+    keepalived = sh("prod-login01", "cat /etc/keepalived/keepalived.conf")
+    vrrp = re.search(r"^\s*auth_pass (\S+)$", keepalived, re.M)
+    assert vrrp and len(vrrp.group(1)) == 8
+    assert f"auth_pass {vrrp.group(1)}" not in lab.converge_log and vrrp.group(1) not in lab.converge_log
+    # the private host key the pool shares: as text, and as the base64 it is read and copied in
+    host_key = sh("prod-login01", "sed -n 2p /etc/ssh/ssh_host_ed25519_key")
+    host_key_b64 = sh("prod-login01", "base64 -w0 /etc/ssh/ssh_host_ed25519_key")
+    assert len(host_key) > 20 and host_key not in lab.converge_log, "the login pool's SSH host key is in the log"
+    assert host_key_b64[40:120] not in lab.converge_log, "the login pool's SSH host key is in the log (base64)"
     sums = {host: sh(host, "sha256sum /etc/corosync/authkey").split()[0] for host in CONTROLLERS}
     assert len(set(sums.values())) == 1
     for host in CONTROLLERS:
@@ -499,11 +514,16 @@ def test_a_cut_off_controller_is_fenced_before_its_peer_takes_over(lab: Lab) -> 
     bmc.set_password(BMC_PASSWORD)
     rotated = molecule("converge", "-s", "production", "--", "--tags", "pacemaker", "-vvv")
     assert rotated.returncode == 0, failures(rotated.stdout) + rotated.stdout[-5000:]
-    # (the device's hosts are both controllers; the pair's first one speaks to Pacemaker)
-    updated = {task for task in changed_tasks(rotated.stdout) if "Update a fence device" in task}
-    assert updated == {"pacemaker : Update a fence device whose BMC settings changed in the inventory: prod-ctl01"}, (
-        changed_tasks(rotated.stdout)
-    )
+    # A rotated password is a rewritten file on both controllers (either may fence its peer); the devices in the
+    # CIB stay as they are, and the pair's first controller clears their failures on the old password.
+    changed = set(changed_tasks(rotated.stdout))
+    assert {task for task in changed if "fence" in task} == {
+        *(
+            f"pacemaker : Write each fence device's BMC password (0400 root, read by its fence agent): {host}"
+            for host in CONTROLLERS
+        ),
+        "pacemaker : Clear the failures of an updated fence device: prod-ctl01",
+    }, changed
     assert new_password not in rotated.stdout + rotated.stderr, "the new BMC password is in the -vvv log"
 
     active = next(host for host in CONTROLLERS if slurmctld_active(host))

@@ -84,7 +84,7 @@ POOL = {
     "vip": "10.0.0.20",
     "cidr_netmask": 24,
     "virtual_router_id": 51,
-    "vrrp_password": "",
+    "vrrp_password": "s3cret",
     "balance": "source",
     "ssh_port": 22,
     "other_vips": {"pacemaker_vip": "10.0.0.10"},
@@ -107,6 +107,8 @@ def test_login_pool_findings_name_the_variable() -> None:
     ]
     assert "not a VRRP router id" in login_pool_errors(list(LOGINS), LOGINS, {**POOL, "virtual_router_id": 256})[0]
     assert "keeps only 8" in login_pool_errors(list(LOGINS), LOGINS, {**POOL, "vrrp_password": "123456789"})[0]
+    (empty,) = login_pool_errors(list(LOGINS), LOGINS, {**POOL, "vrrp_password": ""})
+    assert empty.startswith("login_pool_vrrp_password is empty: without VRRP authentication any host")
     assert "'first' is not one of" in login_pool_errors(list(LOGINS), LOGINS, {**POOL, "balance": "first"})[0]
     assert "is not a TCP port" in login_pool_errors(list(LOGINS), LOGINS, {**POOL, "ssh_port": 0})[0]
 
@@ -141,11 +143,44 @@ def test_a_changed_fence_device_parameter_reaches_the_cluster() -> None:
         "password": "old&secret",
         "options": ["lanplus=1"],
     }
-    assert pacemaker_stonith_update(CIB, "ctl01", device) == []
+    script = "password_script=/bin/cat /etc/gpucluster/fence/ctl01"
+    # a device an older release made holds the password itself: it is removed, the script takes its place
+    assert pacemaker_stonith_update(CIB, "ctl01", device, "/etc/gpucluster/fence") == ["password=", script]
+    current = CIB.replace(
+        '<nvpair id="fence-ctl01-instance_attributes-password" name="password" value="old&amp;secret"/>',
+        '<nvpair id="fence-ctl01-instance_attributes-password_script" name="password_script" '
+        'value="/bin/cat /etc/gpucluster/fence/ctl01"/>',
+    )
+    assert pacemaker_stonith_update(current, "ctl01", device, "/etc/gpucluster/fence/") == []
+    # a rotated password is a rewritten file: the device stays as it is; a moved BMC is updated
     moved = {**device, "ip": "10.0.9.7", "password": "new"}
-    assert pacemaker_stonith_update(CIB, "ctl01", moved) == ["ip=10.0.9.7", "password=new"]
-    # a device the CIB does not hold (cibadmin found nothing): every attribute is set
-    assert len(pacemaker_stonith_update("", "ctl01", device)) == 5
+    assert pacemaker_stonith_update(current, "ctl01", moved, "/etc/gpucluster/fence") == ["ip=10.0.9.7"]
+    # a device the CIB does not hold (cibadmin found nothing): every attribute is set, the password never
+    assert len(pacemaker_stonith_update("", "ctl01", device, "/etc/gpucluster/fence")) == 5
+
+
+def test_the_bmc_password_is_never_a_fence_device_attribute() -> None:
+    from ansible_collections.gpucluster.cluster.plugins.filter.ha import pacemaker_stonith_options
+
+    device = {"agent": "fence_ipmilan", "ip": "10.0.9.1", "username": "admin", "password": "s3cret", "options": []}
+    options = pacemaker_stonith_options("ctl-01", device, "/etc/gpucluster/fence")
+    assert options == [
+        "ip=10.0.9.1",
+        "username=admin",
+        "password_script=/bin/cat /etc/gpucluster/fence/ctl-01",
+        "pcmk_host_list=ctl-01",
+    ]
+    assert not any("s3cret" in option for option in options)
+    # a device without a password (an SSH key in its options) gets no script
+    keyed = {**device, "password": "", "options": ["identity_file=/root/.ssh/fence"]}
+    assert pacemaker_stonith_options("ctl-01", keyed, "/etc/gpucluster/fence") == [
+        "ip=10.0.9.1",
+        "username=admin",
+        "pcmk_host_list=ctl-01",
+        "identity_file=/root/.ssh/fence",
+    ]
+    (error,) = fencing_errors(["ctl-01"], {"ctl-01": {**device, "options": ["password=x"]}}, lab_without_fencing=False)
+    assert error.startswith("ctl-01: fence device option password is the role's: give the BMC password in `password`")
 
 
 def test_fence_packages_follow_the_declared_agents() -> None:
