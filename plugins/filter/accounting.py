@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ansible_collections.gpucluster.cluster.plugins.module_utils import associations
+
 
 def qos_settings(qos: Mapping[str, Any]) -> dict[str, Any]:
     """cluster_qos.<name> -> sacctmgr QOS settings."""
@@ -38,26 +40,32 @@ def qos_in_order(qos: Mapping[str, Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def account_settings(account: Mapping[str, Any]) -> dict[str, Any]:
-    """accounting_accounts.<name> -> sacctmgr account settings."""
-    keys = {
-        "description": "Description",
-        "organization": "Organization",
-        "parent": "Parent",
-        "qos": "QOS",
-        "default_qos": "DefaultQOS",
-        "fairshare": "Fairshare",
-    }
-    return {keys[k]: v for k, v in account.items() if k in keys and v not in (None, "", [])}
+    """accounting_accounts.<name> -> sacctmgr account settings (its limits included; coordinators apart)."""
+    return associations.account_settings(account)
+
+
+def accounting_coordinators(accounts: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The accounts whose inventory entry names coordinators, as dict2items (value: the users, the exact list)."""
+    return [{"key": name, "value": users} for name, users in associations.account_coordinators(accounts or {})]
 
 
 def user_settings(user: Mapping[str, Any]) -> dict[str, Any]:
-    """accounting_users.<name> -> sacctmgr user settings."""
-    settings: dict[str, Any] = {"DefaultAccount": user["account"]}
-    if user.get("accounts"):
-        settings["Accounts"] = list(user["accounts"])
-    if user.get("qos"):
-        settings["QOS"] = list(user["qos"])
-    return settings
+    """accounting_users.<name> -> sacctmgr user settings (Partitions and limits included)."""
+    return associations.user_settings(user)
+
+
+def accounting_errors(
+    accounts: Mapping[str, Any], users: Mapping[str, Any], qos: Any, partitions: Sequence[Any]
+) -> list[str]:
+    """Everything wrong with accounting_accounts and accounting_users (unknown settings, a parent, account, QOS or
+    partition that does not exist, a loop of parents, a limit that is not one, a coordinator who is no user)."""
+    names = [str(p.get("name")) for p in partitions or () if isinstance(p, Mapping)]
+    return associations.association_errors(accounts or {}, users or {}, associations.qos_names(qos), names)
+
+
+def accounting_accounts_in_order(accounts: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """accounting_accounts as dict2items, each account after its parent (sacctmgr adds a child under its parent)."""
+    return [{"key": name, "value": account} for name, account in associations.accounts_in_order(accounts or {})]
 
 
 def accounting_users_with_operators(users: Mapping[str, Any], operators: Sequence[Any]) -> dict[str, Any]:
@@ -79,5 +87,8 @@ class FilterModule:
             "qos_in_order": qos_in_order,
             "account_settings": account_settings,
             "user_settings": user_settings,
+            "accounting_errors": accounting_errors,
+            "accounting_accounts_in_order": accounting_accounts_in_order,
+            "accounting_coordinators": accounting_coordinators,
             "accounting_users_with_operators": accounting_users_with_operators,
         }

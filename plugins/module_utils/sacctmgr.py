@@ -19,8 +19,12 @@ SHOW_COLUMN = {
     "defaultqos": "DefaultQOS",
     "defaultaccount": "DefaultAccount",
 }
+# Limits of an association (an account's, or a user's in an account and partition).
+LIMIT_KEYS = frozenset(
+    {"grptres", "grptresmins", "grpjobs", "grpsubmitjobs", "maxjobs", "maxsubmitjobs", "maxtresperjob"}
+)
 # Settings of an account that live on its association, not on the account record.
-ASSOCIATION_KEYS = frozenset({"parent", "qos", "defaultqos", "fairshare", "grptres", "maxtresperjob"})
+ASSOCIATION_KEYS = frozenset({"parent", "qos", "defaultqos", "fairshare", *LIMIT_KEYS})
 Runner = Callable[[Sequence[str]], str]
 
 
@@ -55,12 +59,21 @@ def parse_rows(output: str, columns: Sequence[str]) -> list[dict[str, str]]:
     return rows
 
 
+def cleared(value: str) -> str:
+    """A limit as it reads once set: -1 clears a count, `name=-1` one TRES of a TRES limit."""
+    if value == "-1":
+        return ""
+    return ",".join(part for part in value.split(",") if not part.endswith("=-1"))
+
+
 def differences(current: Mapping[str, str], wanted: Mapping[str, object]) -> dict[str, str]:
     """Settings whose current value differs from the wanted one (wanted values normalised)."""
     changed = {}
     for key, value in wanted.items():
         want = normalise(value)
         have = normalise(current.get(column(key), ""))
+        if key.lower() in LIMIT_KEYS and cleared(want) == have:
+            continue
         if key.lower() == "flags":
             want, have = want.lower(), have.lower()
         if want != have:
@@ -107,7 +120,52 @@ def plan_federation(run: Runner, name: str, settings: Mapping[str, object]) -> l
     return commands
 
 
+def names(value: object) -> list[str]:
+    if value in (None, ""):
+        return []
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    return [part for part in str(value).split(",") if part]
+
+
+def plan_coordinators(run: Runner, account: str, wanted: Sequence[str], exists: bool) -> list[list[str]]:
+    """The account's coordinators exactly ``wanted``: added and removed one command each."""
+    have: set[str] = set()
+    if exists:
+        output = run(
+            [
+                "--noheader",
+                "--parsable2",
+                "show",
+                "account",
+                "where",
+                f"name={account}",
+                "withcoord",
+                "format=Account,Coordinators",
+            ]
+        )
+        rows = parse_rows(output, ["Account", "Coordinators"])
+        have = {user for row in rows for user in names(row.get("Coordinators"))}
+    commands = []
+    added = sorted(set(wanted) - have)
+    removed = sorted(have - set(wanted))
+    if added:
+        commands.append(["add", "coordinator", f"account={account}", f"names={','.join(added)}"])
+    if removed:
+        commands.append(["remove", "coordinator", f"account={account}", f"names={','.join(removed)}"])
+    return commands
+
+
 def plan_account(run: Runner, name: str, cluster: str, settings: Mapping[str, object]) -> list[list[str]]:
+    coordinators = settings.get("Coordinators")
+    settings = {k: v for k, v in settings.items() if k != "Coordinators"}
+    commands = _plan_account(run, name, cluster, settings)
+    if coordinators is not None:
+        commands += plan_coordinators(run, name, names(coordinators), exists=not commands or commands[0][0] != "add")
+    return commands
+
+
+def _plan_account(run: Runner, name: str, cluster: str, settings: Mapping[str, object]) -> list[list[str]]:
     record = {k: v for k, v in settings.items() if k.lower() not in ASSOCIATION_KEYS}
     association = {k: v for k, v in settings.items() if k.lower() in ASSOCIATION_KEYS}
     rows = show(run, "account", {"name": name}, ["Account", *[column(k) for k in record]])
@@ -132,34 +190,45 @@ def plan_account(run: Runner, name: str, cluster: str, settings: Mapping[str, ob
 
 
 def plan_user(run: Runner, name: str, cluster: str, settings: Mapping[str, object]) -> list[list[str]]:
+    """The user's associations: one per account, or per account and partition where Partitions is given (the
+    associations in other partitions of those accounts, and the one without a partition, are removed), each with
+    the QOS and limits wanted; the default account."""
     default_account = str(settings.get("DefaultAccount", ""))
-    extra = settings.get("Accounts") or []
-    accounts = [str(a) for a in extra] if isinstance(extra, (list, tuple)) else [str(extra)]
+    accounts = names(settings.get("Accounts"))
     if default_account and default_account not in accounts:
         accounts.insert(0, default_account)
     qos = settings.get("QOS")
-    assocs = show(run, "association", {"user": name, "cluster": cluster}, ["Account", "QOS"])
-    have = {row["Account"]: row for row in assocs}
+    partitions = names(settings.get("Partitions")) or [""]
+    limits = {k: v for k, v in settings.items() if k.lower() in LIMIT_KEYS}
+    limit_columns = [column(k) for k in limits]
+    assocs = show(
+        run, "association", {"user": name, "cluster": cluster}, ["Account", "Partition", "QOS", *limit_columns]
+    )
+    have = {(row["Account"], row["Partition"]): row for row in assocs}
     commands = []
     for account in accounts:
-        if account not in have:
-            command = ["add", "user", name, f"account={account}", f"cluster={cluster}"]
-            if qos:
-                command.append(f"qos={normalise(qos)}")
-            commands.append(command)
-        elif qos and normalise(have[account]["QOS"]) != normalise(qos):
-            commands.append(
-                [
-                    "modify",
-                    "user",
-                    "where",
-                    f"name={name}",
-                    f"account={account}",
-                    f"cluster={cluster}",
-                    "set",
-                    f"qos={normalise(qos)}",
-                ]
-            )
+        for partition in partitions:
+            where = [f"account={account}", *([f"partition={partition}"] if partition else []), f"cluster={cluster}"]
+            wanted = {**({"QOS": qos} if qos else {}), **limits}
+            if (account, partition) not in have:
+                commands.append(["add", "user", name, *where, *set_args(wanted)])
+                continue
+            diff = differences(have[account, partition], wanted)
+            if diff:
+                commands.append(["modify", "user", "where", f"name={name}", *where, "set", *set_args(diff)])
+        for account_, partition in sorted(have):
+            if account_ == account and partition not in partitions:
+                commands.append(
+                    [
+                        "remove",
+                        "user",
+                        "where",
+                        f"name={name}",
+                        f"account={account}",
+                        f"partition={partition}",
+                        f"cluster={cluster}",
+                    ]
+                )
     if default_account:
         rows = show(run, "user", {"name": name}, ["User", "DefaultAccount"])
         if rows and rows[0]["DefaultAccount"] != default_account:

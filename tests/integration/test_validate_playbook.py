@@ -70,6 +70,17 @@ def test_sample_production_inventory_passes_every_check() -> None:
             "lustre_mounts[0].mgs_nids: '10.20.0.1@o2ib3' is on LNet network o2ib3",
         ),
         ("pacemaker_fence_devices", {}, "prod-ctl01: no fence device in pacemaker_fence_devices"),
+        ("login_pool_vrrp_password", "", "login_pool_vrrp_password is empty: without VRRP authentication"),
+        (
+            "accounting_accounts",
+            {"vision": {"parent": "research", "grp_tres": {"gpu": 2}}},
+            "accounting_accounts.vision: parent 'research' is not an account",
+        ),
+        (
+            "accounting_users",
+            {"carol": {"account": "vision", "partitions": ["cpu"]}},
+            "accounting_users.carol: account 'vision' is not in accounting_accounts",
+        ),
     ],
 )
 def test_broken_setting_is_refused_by_name(tmp_path: Path, name: str, value: object, message: str) -> None:

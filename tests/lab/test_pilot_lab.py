@@ -24,7 +24,7 @@ from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables impor
 
 from lab import slurm_testsuite
 from tests.lab import molecule_run
-from tests.lab.molecule_run import SUITES, changed_tasks, failures, json_run, recap, sh, task_actions
+from tests.lab.molecule_run import SUITES, changed_tasks, failures, json_run, recap, sh, task_actions, wait_for
 
 HOSTS = ("pilot-ctl01", "pilot-dbd01", "pilot-gpu01", "pilot-gpu02")
 
@@ -98,6 +98,8 @@ def test_check_mode_with_diff_is_clean_on_the_converged_cluster(lab: Lab) -> Non
     result = molecule("converge", "-s", "pilot", "--", "--check", "--diff")
     assert result.returncode == 0, result.stdout[-5000:]
     assert leaked(result.stdout + result.stderr) == [], "a secret is in the --check --diff output"
+    counters = recap(result.stdout)
+    assert {host: counters[host]["changed"] for host in HOSTS} == dict.fromkeys(HOSTS, 0), changed_tasks(result.stdout)
 
 
 def test_a_changed_secret_is_in_no_check_diff_output(lab: Lab) -> None:
@@ -113,8 +115,6 @@ def test_a_changed_secret_is_in_no_check_diff_output(lab: Lab) -> None:
     output = result.stdout + result.stderr
     assert leaked(output) == [], "an old secret is in the --check --diff output"
     assert [name for name, value in rotated.items() if value in output] == [], "a new secret is in the output"
-    counters = recap(result.stdout)
-    assert {host: counters[host]["changed"] for host in HOSTS} == dict.fromkeys(HOSTS, 0), changed_tasks(result.stdout)
 
 
 def test_booleans_given_as_words_turn_things_off_like_false(lab: Lab) -> None:
@@ -747,6 +747,55 @@ def test_jobs_that_ask_for_no_memory_share_a_node(lab: Lab) -> None:
             assert "mem=512M" in docker_exec(ctl, "scontrol", "show", "job", job), job
     finally:
         docker_exec(ctl, "scancel", *jobs)
+
+
+def test_account_limits_coordinators_and_partitions_hold(lab: Lab) -> None:
+    """accounting_accounts/accounting_users (molecule/pilot): vision under research, GrpTRES gres/gpu=2 and
+    MaxSubmitJobs=3, coordinated by bob; carol in vision, on the gpu partition only. Two of carol's 1-GPU jobs
+    run and the third waits on the account's GPU limit; a fourth is refused at submission; a job in scavenger
+    is refused (no association there); alice cannot cancel carol's job, bob, the coordinator, can."""
+    ctl = "pilot-ctl01"
+    tree = sh(ctl, "sshare --all --parsable2 --noheader --format=Account,User")
+    assert "research|" in tree and " vision|" in tree and " vision|carol" in tree, tree
+    assert sh(ctl, "sacctmgr --noheader --parsable2 show assoc where user=carol format=Account,Partition") == (
+        "vision|gpu"
+    )
+
+    def as_user(user: str, command: str) -> str:
+        return sh(ctl, f"cd /tmp && runuser -u {user} -- {command} 2>&1; echo rc=$?", check=False)
+
+    submit = "sbatch --parsable --gres=gpu:h100:1 --time=5 --output=/dev/null --wrap='sleep 300'"
+    jobs = [as_user("carol", submit).splitlines()[0] for _ in range(3)]
+    try:
+        assert all(job.isdigit() for job in jobs), jobs
+
+        def states() -> list[str] | None:
+            found = [sh(ctl, f"squeue --noheader --format='%T %r' --job {job}") for job in jobs]
+            return found if found[:2] == ["RUNNING None"] * 2 and found[2].startswith("PENDING") else None
+
+        wait_for("two of carol's jobs running and the third pending", states, timeout=90)
+        # the third waits on the account's GPU limit until a GPU of the group is free
+        wait_for(
+            "the third job's reason to be the account's GPU limit",
+            lambda: sh(ctl, f"squeue --noheader --format=%r --job {jobs[2]}") == "AssocGrpGRES",
+            timeout=30,
+        )
+        refused = as_user("carol", submit)
+        assert "Job violates accounting/QOS policy" in refused and not refused.endswith("rc=0"), refused
+        elsewhere = as_user("carol", submit.replace("sbatch", "sbatch --partition=scavenger"))
+        assert "Invalid account or account/partition combination" in elsewhere, elsewhere
+        denied = as_user("alice", f"scancel {jobs[0]}")
+        assert "Access/permission denied" in denied, denied
+        assert sh(ctl, f"squeue --noheader --format=%T --job {jobs[0]}") == "RUNNING"
+        cancelled = as_user("bob", f"scancel {jobs[0]}")
+        assert cancelled.endswith("rc=0"), cancelled
+        wait_for(
+            "bob's cancel of carol's job",
+            lambda: sh(ctl, f"squeue --noheader --format=%T --job {jobs[0]}", check=False) in ("", "COMPLETING"),
+            timeout=60,
+        )
+    finally:
+        sh(ctl, f"scancel {' '.join(job for job in jobs if job.isdigit())}", check=False)
 
 
 def failed_conversion_stops_the_run_and_keeps_the_cluster(running: str) -> None:

@@ -33,7 +33,7 @@ class FakeSacctmgr:
     def __call__(self, args: Sequence[str]) -> str:
         self.calls.append(list(args))
         entity = args[args.index("show") + 1]
-        return self.answers.get(entity, "")
+        return self.answers.get("coordinators" if "withcoord" in args else entity, "")
 
 
 def test_parse_rows_and_normalise() -> None:
@@ -85,13 +85,88 @@ def test_account_record_and_association() -> None:
 
 def test_user_associations_default_account_and_qos() -> None:
     settings = {"DefaultAccount": "root", "Accounts": ["ml"], "QOS": ["normal", "low"]}
-    fresh = FakeSacctmgr({"association": "root|normal\n", "user": "root|root\n"})
+    fresh = FakeSacctmgr({"association": "root||normal\n", "user": "root|root\n"})
     assert plan_user(fresh, "root", "pilot", settings) == [
-        ["modify", "user", "where", "name=root", "account=root", "cluster=pilot", "set", "qos=low,normal"],
-        ["add", "user", "root", "account=ml", "cluster=pilot", "qos=low,normal"],
+        ["modify", "user", "where", "name=root", "account=root", "cluster=pilot", "set", "QOS=low,normal"],
+        ["add", "user", "root", "account=ml", "cluster=pilot", "QOS=low,normal"],
     ]
-    done = FakeSacctmgr({"association": "root|low,normal\nml|low,normal\n", "user": "root|root\n"})
+    assert fresh.calls[0][-1] == "format=Account,Partition,QOS"
+    done = FakeSacctmgr({"association": "root||low,normal\nml||low,normal\n", "user": "root|root\n"})
     assert plan_user(done, "root", "pilot", settings) == []
+
+
+def test_user_associations_per_partition_with_limits() -> None:
+    """Partitions: one association per account and partition, the partitionless one and other partitions'
+    removed; the user's limits on each, compared as sacctmgr prints them."""
+    settings = {"DefaultAccount": "vision", "Partitions": ["gpu"], "MaxSubmitJobs": 3, "GrpTRES": "gres/gpu=2"}
+    before = FakeSacctmgr({"association": "vision|||\nvision|scavenger||\n", "user": "carol|vision\n"})
+    assert plan_user(before, "carol", "pilot", settings) == [
+        [
+            "add",
+            "user",
+            "carol",
+            "account=vision",
+            "partition=gpu",
+            "cluster=pilot",
+            "MaxSubmitJobs=3",
+            "GrpTRES=gres/gpu=2",
+        ],
+        ["remove", "user", "where", "name=carol", "account=vision", "partition=", "cluster=pilot"],
+        ["remove", "user", "where", "name=carol", "account=vision", "partition=scavenger", "cluster=pilot"],
+    ]
+    assert before.calls[0][-1] == "format=Account,Partition,QOS,MaxSubmitJobs,GrpTRES"
+    after = FakeSacctmgr({"association": "vision|gpu||3|gres/gpu=2\n", "user": "carol|vision\n"})
+    assert plan_user(after, "carol", "pilot", settings) == []
+    raised = FakeSacctmgr({"association": "vision|gpu||2|gres/gpu=2\n", "user": "carol|vision\n"})
+    assert plan_user(raised, "carol", "pilot", settings) == [
+        [
+            "modify",
+            "user",
+            "where",
+            "name=carol",
+            "account=vision",
+            "partition=gpu",
+            "cluster=pilot",
+            "set",
+            "MaxSubmitJobs=3",
+        ]
+    ]
+
+
+def test_account_limits_clear_with_minus_one_and_coordinators_follow_the_inventory() -> None:
+    settings = {"Parent": "research", "GrpTRES": "cpu=-1,gres/gpu=2", "MaxJobs": -1, "Coordinators": ["bob"]}
+    new = FakeSacctmgr({})
+    assert plan_account(new, "vision", "pilot", settings) == [
+        ["add", "account", "vision", "cluster=pilot", "Parent=research", "GrpTRES=cpu=-1,gres/gpu=2", "MaxJobs=-1"],
+        ["add", "coordinator", "account=vision", "names=bob"],
+    ]
+    # set as wanted: cpu cleared, MaxJobs cleared, bob the only coordinator
+    done = FakeSacctmgr(
+        {"account": "vision\n", "coordinators": "vision|bob\n", "association": "vision||research|gres/gpu=2|\n"}
+    )
+    assert plan_account(done, "vision", "pilot", settings) == []
+    assert done.calls[-1][-2:] == ["withcoord", "format=Account,Coordinators"]
+    drifted = FakeSacctmgr(
+        {
+            "account": "vision\n",
+            "coordinators": "vision|alice,bob\n",
+            "association": "vision||research|cpu=4,gres/gpu=2|5\n",
+        }
+    )
+    assert plan_account(drifted, "vision", "pilot", {**settings, "Coordinators": ["bob", "carol"]}) == [
+        [
+            "modify",
+            "account",
+            "where",
+            "name=vision",
+            "cluster=pilot",
+            "set",
+            "GrpTRES=cpu=-1,gres/gpu=2",
+            "MaxJobs=-1",
+        ],
+        ["add", "coordinator", "account=vision", "names=carol"],
+        ["remove", "coordinator", "account=vision", "names=alice"],
+    ]
 
 
 def test_differences_ignore_flag_case() -> None:

@@ -1,0 +1,236 @@
+"""Accounts, users and their limits (accounting_accounts, accounting_users): checked before any host is touched,
+and turned into sacctmgr settings.
+
+An account tree: each account's parent is root or another account of the inventory. Limits live on the
+association (account, or user in an account, per partition where the user names partitions):
+- group limits, for the account's (or the user's) jobs together: grp_tres (e.g. {gres/gpu: 16}), grp_tres_mins
+  (GPU-minutes and the like, which decay with PriorityDecayHalfLife), grp_jobs, grp_submit_jobs;
+- per-job and per-user limits: max_tres_per_job, max_jobs, max_submit_jobs (an account's Max* are inherited by
+  its users' associations unless a user sets their own).
+A per-user limit across all of a user's jobs in a QOS is the QOS's (cluster_qos: MaxTRESPerUser). A limit given
+as -1 clears one set before; a limit left out of the inventory is left as it is.
+Coordinators of an account (users of the inventory) may hold, release, modify and cancel its members' jobs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+# inventory key -> sacctmgr setting, for the limits of an association
+LIMITS = {
+    "grp_tres": "GrpTRES",
+    "grp_tres_mins": "GrpTRESMins",
+    "grp_jobs": "GrpJobs",
+    "grp_submit_jobs": "GrpSubmitJobs",
+    "max_jobs": "MaxJobs",
+    "max_submit_jobs": "MaxSubmitJobs",
+    "max_tres_per_job": "MaxTRESPerJob",
+}
+TRES_LIMITS = frozenset({"grp_tres", "grp_tres_mins", "max_tres_per_job"})
+ACCOUNT_FIELDS = {
+    "description": "Description",
+    "organization": "Organization",
+    "parent": "Parent",
+    "qos": "QOS",
+    "default_qos": "DefaultQOS",
+    "fairshare": "Fairshare",
+}
+ACCOUNT_KEYS = frozenset({*ACCOUNT_FIELDS, *LIMITS, "coordinators"})
+USER_KEYS = frozenset({"account", "accounts", "qos", "partitions", *LIMITS})
+TRES_NAME = re.compile(r"^(cpu|mem|node|billing|energy|fs/disk|vmem|pages|gres/[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)?)$")
+ACCOUNT_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+
+
+def tres_text(value: Any) -> str:
+    """A TRES limit as sacctmgr takes it: {gres/gpu: 16, cpu: 512} or "cpu=512,gres/gpu=16" -> sorted text."""
+    if isinstance(value, Mapping):
+        parts = [f"{name}={amount}" for name, amount in value.items()]
+    else:
+        parts = [part.strip() for part in str(value).split(",") if part.strip()]
+    return ",".join(sorted(parts))
+
+
+def _count_error(where: str, key: str, value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < -1:
+        return f"{where}: {key} {value!r} is not a count; give a whole number (0 or more; -1 clears the limit)"
+    return None
+
+
+def _tres_errors(where: str, key: str, value: Any) -> list[str]:
+    errors = []
+    parts = (
+        [(str(name), amount) for name, amount in value.items()]
+        if isinstance(value, Mapping)
+        else [tuple(part.strip().partition("=")[::2]) for part in str(value).split(",") if part.strip()]
+    )
+    if not parts:
+        return [f"{where}: {key} is empty; give TRES and amounts, e.g. {{gres/gpu: 16}}"]
+    for name, amount in parts:
+        if not TRES_NAME.match(str(name)):
+            errors.append(
+                f"{where}: {key} names {name!r}, which is not a TRES (cpu, mem, node, billing, gres/gpu, "
+                "gres/gpu:<type>...)"
+            )
+        elif not re.fullmatch(r"-1|\d+[KMGT]?", str(amount).strip()):
+            errors.append(f"{where}: {key} gives {name} {amount!r}; give a whole number (-1 clears it)")
+    return errors
+
+
+def _limit_errors(where: str, settings: Mapping[str, Any]) -> list[str]:
+    errors: list[str] = []
+    for key in LIMITS:
+        if key not in settings or settings[key] is None:
+            continue
+        if key in TRES_LIMITS:
+            errors += _tres_errors(where, key, settings[key])
+        else:
+            error = _count_error(where, key, settings[key])
+            errors += [error] if error else []
+    return errors
+
+
+def _names(value: Any) -> list[str]:
+    if value in (None, ""):
+        return []
+    return [str(item) for item in value] if isinstance(value, (list, tuple)) else [str(value)]
+
+
+def association_errors(
+    accounts: Mapping[str, Any], users: Mapping[str, Any], qos: Iterable[str], partitions: Iterable[str]
+) -> list[str]:
+    """Everything wrong with accounting_accounts and accounting_users, each problem naming the account or user."""
+    errors: list[str] = []
+    if not isinstance(accounts, Mapping) or not isinstance(users, Mapping):
+        return ["accounting_accounts and accounting_users are mappings: name -> settings"]
+    known_qos, known_partitions = set(qos), set(partitions)
+    for name, account in accounts.items():
+        where = f"accounting_accounts.{name}"
+        if not ACCOUNT_NAME.match(str(name)) or str(name) == "root":
+            errors.append(f"{where}: {name!r} is not an account name (lower case, digits, '_', '.', '-'; not root)")
+        if not isinstance(account, Mapping):
+            errors.append(f"{where} is {account!r}; give a mapping of its settings ({{}} for none)")
+            continue
+        unknown = sorted(set(account) - ACCOUNT_KEYS)
+        if unknown:
+            errors.append(f"{where}: unknown setting {', '.join(unknown)}; known: {', '.join(sorted(ACCOUNT_KEYS))}")
+        parent = str(account.get("parent") or "root")
+        if parent != "root" and parent not in accounts:
+            errors.append(f"{where}: parent {parent!r} is not an account of accounting_accounts (nor root)")
+        errors += [
+            f"{where}: QOS {item!r} is not in cluster_qos (nor normal)"
+            for item in _names(account.get("qos")) + _names(account.get("default_qos"))
+            if item not in known_qos
+        ]
+        errors += _limit_errors(where, account)
+        errors += [
+            f"{where}: coordinator {user!r} is not a user of accounting_users; add the user first"
+            for user in _names(account.get("coordinators"))
+            if user not in users
+        ]
+    errors += _cycle_errors(accounts)
+    for name, user in users.items():
+        where = f"accounting_users.{name}"
+        if not isinstance(user, Mapping) or not user.get("account"):
+            errors.append(f"{where}: give its default account (account: <name>)")
+            continue
+        unknown = sorted(set(user) - USER_KEYS)
+        if unknown:
+            errors.append(f"{where}: unknown setting {', '.join(unknown)}; known: {', '.join(sorted(USER_KEYS))}")
+        for account in [str(user["account"]), *_names(user.get("accounts"))]:
+            if account != "root" and account not in accounts:
+                errors.append(f"{where}: account {account!r} is not in accounting_accounts (nor root)")
+        errors += [
+            f"{where}: QOS {item!r} is not in cluster_qos (nor normal)"
+            for item in _names(user.get("qos"))
+            if item not in known_qos
+        ]
+        errors += [
+            f"{where}: partition {item!r} is not in cluster_partitions"
+            for item in _names(user.get("partitions"))
+            if item not in known_partitions
+        ]
+        errors += _limit_errors(where, user)
+    return errors
+
+
+def _cycle_errors(accounts: Mapping[str, Any]) -> list[str]:
+    errors = []
+    for name in accounts:
+        seen, current = [str(name)], str(name)
+        while True:
+            account = accounts.get(current)
+            parent = str(account.get("parent") or "root") if isinstance(account, Mapping) else "root"
+            if parent == "root" or parent not in accounts:
+                break
+            if parent in seen:
+                if parent == str(name):
+                    errors.append(
+                        f"accounting_accounts.{name}: its parents loop back to it ({' -> '.join([*seen, parent])}); "
+                        "an account tree ends at root"
+                    )
+                break
+            seen.append(parent)
+            current = parent
+    return errors
+
+
+def accounts_in_order(accounts: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """The accounts, each after its parent (sacctmgr adds a child only under an existing parent)."""
+    done: list[tuple[str, Mapping[str, Any]]] = []
+    placed: set[str] = set()
+    pending = [(str(name), account if isinstance(account, Mapping) else {}) for name, account in accounts.items()]
+    while pending:
+        ready = [(n, a) for n, a in pending if str(a.get("parent") or "root") in placed | {"root"}]
+        ready = ready or pending[:1]  # a loop (refused by the validation): keep going rather than spin
+        for item in ready:
+            done.append(item)
+            placed.add(item[0])
+        pending = [item for item in pending if item[0] not in placed]
+    return done
+
+
+def limit_settings(settings: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        LIMITS[key]: tres_text(value) if key in TRES_LIMITS else value
+        for key, value in settings.items()
+        if key in LIMITS and value is not None
+    }
+
+
+def account_settings(account: Mapping[str, Any]) -> dict[str, Any]:
+    """accounting_accounts.<name> -> sacctmgr account settings (its coordinators apart: they are users, made
+    after the accounts: account_coordinators)."""
+    settings = {ACCOUNT_FIELDS[k]: v for k, v in account.items() if k in ACCOUNT_FIELDS and v not in (None, "", [])}
+    settings.update(limit_settings(account))
+    return settings
+
+
+def account_coordinators(accounts: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    """(account, its coordinators) for each account whose inventory entry has the key (an empty list removes
+    them all; an account without the key keeps those it has)."""
+    return [
+        (str(name), _names(account.get("coordinators")))
+        for name, account in accounts.items()
+        if isinstance(account, Mapping) and "coordinators" in account
+    ]
+
+
+def user_settings(user: Mapping[str, Any]) -> dict[str, Any]:
+    """accounting_users.<name> -> sacctmgr user settings."""
+    settings: dict[str, Any] = {"DefaultAccount": user["account"]}
+    if user.get("accounts"):
+        settings["Accounts"] = list(user["accounts"])
+    if user.get("qos"):
+        settings["QOS"] = list(user["qos"])
+    if user.get("partitions"):
+        settings["Partitions"] = list(user["partitions"])
+    settings.update(limit_settings(user))
+    return settings
+
+
+def qos_names(cluster_qos: Mapping[str, Any] | Sequence[Any] | None) -> list[str]:
+    """The QOS an association may name: cluster_qos's and Slurm's own normal."""
+    names = list(cluster_qos) if isinstance(cluster_qos, Mapping) else [str(q) for q in cluster_qos or ()]
+    return ["normal", *names]

@@ -1,0 +1,117 @@
+"""accounting_accounts and accounting_users: an account tree with limits and coordinators, users per partition,
+checked before any host is touched and turned into sacctmgr settings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from ansible_collections.gpucluster.cluster.plugins.filter.accounting import (
+    account_settings,
+    accounting_accounts_in_order,
+    accounting_coordinators,
+    accounting_errors,
+    user_settings,
+)
+
+PARTITIONS = [{"name": "gpu"}, {"name": "scavenger"}]
+QOS = {"high": {}, "low": {}}
+ACCOUNTS: dict[str, Any] = {
+    "vision": {"parent": "research", "grp_tres": {"gres/gpu": 2}, "max_submit_jobs": 3, "coordinators": ["bob"]},
+    "research": {"description": "research groups", "grp_tres_mins": "gres/gpu=6000", "qos": ["normal", "low"]},
+}
+USERS: dict[str, Any] = {
+    "bob": {"account": "vision"},
+    "carol": {"account": "vision", "partitions": ["gpu"], "max_jobs": 2},
+}
+
+
+def errors(accounts: dict[str, Any] | None = None, users: dict[str, Any] | None = None) -> list[str]:
+    return accounting_errors(
+        ACCOUNTS if accounts is None else accounts, USERS if users is None else users, QOS, PARTITIONS
+    )
+
+
+def test_a_tree_with_limits_coordinators_and_partitions_passes() -> None:
+    assert errors() == []
+    assert accounting_errors({}, {}, None, []) == []
+
+
+def test_parents_come_before_their_children() -> None:
+    order = [item["key"] for item in accounting_accounts_in_order(ACCOUNTS)]
+    assert order == ["research", "vision"]
+    deep = {"c": {"parent": "b"}, "b": {"parent": "a"}, "a": {}}
+    assert [item["key"] for item in accounting_accounts_in_order(deep)] == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize(
+    ("accounts", "users", "message"),
+    [
+        (
+            {**ACCOUNTS, "vision": {**ACCOUNTS["vision"], "grp_gpus": 2}},
+            None,
+            "accounting_accounts.vision: unknown setting grp_gpus",
+        ),
+        ({"vision": {"parent": "research"}}, {}, "accounting_accounts.vision: parent 'research' is not an account"),
+        (
+            {"a": {"parent": "b"}, "b": {"parent": "a"}},
+            {},
+            "accounting_accounts.a: its parents loop back to it (a -> b -> a)",
+        ),
+        (
+            {**ACCOUNTS, "research": {"qos": ["gold"]}},
+            None,
+            "accounting_accounts.research: QOS 'gold' is not in cluster_qos",
+        ),
+        (
+            {**ACCOUNTS, "vision": {"grp_tres": {"gpu": 2}}},
+            None,
+            "accounting_accounts.vision: grp_tres names 'gpu', which is not a TRES",
+        ),
+        (
+            {**ACCOUNTS, "vision": {"grp_tres": "gres/gpu=two"}},
+            None,
+            "accounting_accounts.vision: grp_tres gives gres/gpu 'two'; give a whole number",
+        ),
+        ({**ACCOUNTS, "vision": {"max_jobs": "5"}}, None, "accounting_accounts.vision: max_jobs '5' is not a count"),
+        ({**ACCOUNTS, "vision": {"max_jobs": -2}}, None, "accounting_accounts.vision: max_jobs -2 is not a count"),
+        (
+            {**ACCOUNTS, "vision": {"coordinators": ["dave"]}},
+            None,
+            "accounting_accounts.vision: coordinator 'dave' is not a user of accounting_users",
+        ),
+        ({"ML": {}}, {}, "accounting_accounts.ML: 'ML' is not an account name"),
+        (None, {"carol": {"account": "nlp"}}, "accounting_users.carol: account 'nlp' is not in accounting_accounts"),
+        (
+            None,
+            {**USERS, "carol": {"account": "vision", "partitions": ["cpu"]}},
+            "accounting_users.carol: partition 'cpu' is not in cluster_partitions",
+        ),
+        (
+            None,
+            {**USERS, "carol": {"account": "vision", "maxjobs": 2}},
+            "accounting_users.carol: unknown setting maxjobs",
+        ),
+        (None, {**USERS, "carol": {"accounts": ["vision"]}}, "accounting_users.carol: give its default account"),
+        (
+            None,
+            {**USERS, "carol": {"account": "vision", "qos": ["gold"]}},
+            "accounting_users.carol: QOS 'gold' is not in cluster_qos",
+        ),
+    ],
+)
+def test_each_mistake_is_named(accounts: dict[str, Any] | None, users: dict[str, Any] | None, message: str) -> None:
+    found = errors(accounts, users)
+    assert any(error.startswith(message) for error in found), found
+
+
+def test_settings_for_sacctmgr() -> None:
+    assert account_settings(ACCOUNTS["vision"]) == {"Parent": "research", "GrpTRES": "gres/gpu=2", "MaxSubmitJobs": 3}
+    assert accounting_coordinators({**ACCOUNTS, "ml": {"coordinators": []}}) == [
+        {"key": "vision", "value": ["bob"]},
+        {"key": "ml", "value": []},
+    ]
+    assert account_settings({"grp_tres": {"gres/gpu": 2, "cpu": -1}}) == {"GrpTRES": "cpu=-1,gres/gpu=2"}
+    assert user_settings(USERS["carol"]) == {"DefaultAccount": "vision", "Partitions": ["gpu"], "MaxJobs": 2}
+    # an account without the key keeps the coordinators it has
+    assert accounting_coordinators({"ml": {"description": "x"}}) == []
