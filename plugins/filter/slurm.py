@@ -1,4 +1,4 @@
-"""Filters of the slurm role's own files (plugstack.conf)."""
+"""Filters of the slurm role: its own files (plugstack.conf), how slurmctld takes a changed node set."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plugstack import plugstack_errors, plugstack_lines
+from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import KNOWN_RELEASES, Release
 
 
 def slurm_plugstack_errors(plugins: Any) -> list[str]:
@@ -22,6 +23,17 @@ def slurm_plugstack_lines(plugins: Any) -> list[str]:
     return plugstack_lines(plugins)
 
 
+def slurm_node_changes(release: Any) -> str:
+    """How slurmctld of ``release`` takes an added or removed node or partition: "reconfigure" (from 23.11) or
+    "restart"; an unknown release (refused by the validation) is restarted, which every release accepts."""
+    text = str(release)
+    return Release.parse(text).node_changes if text in KNOWN_RELEASES else "restart"
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"slurm_plugstack_errors": slurm_plugstack_errors, "slurm_plugstack_lines": slurm_plugstack_lines}
+        return {
+            "slurm_plugstack_errors": slurm_plugstack_errors,
+            "slurm_plugstack_lines": slurm_plugstack_lines,
+            "slurm_node_changes": slurm_node_changes,
+        }
