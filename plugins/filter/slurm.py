@@ -1,12 +1,15 @@
-"""Filters of the slurm role's own files (plugstack.conf)."""
+"""Filters of the slurm role: its own files (plugstack.conf), how slurmctld takes a changed node set."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plugstack import plugstack_errors, plugstack_lines
+from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import KNOWN_RELEASES, Release
+from ansible_collections.gpucluster.cluster.plugins.module_utils.reservations import guide_rows, reservation_errors
 
 
 def slurm_plugstack_errors(plugins: Any) -> list[str]:
@@ -22,6 +25,48 @@ def slurm_plugstack_lines(plugins: Any) -> list[str]:
     return plugstack_lines(plugins)
 
 
+def slurm_node_changes(release: Any) -> str:
+    """How slurmctld of ``release`` takes an added or removed node or partition: "reconfigure" (from 23.11) or
+    "restart"; an unknown release (refused by the validation) is restarted, which every release accepts."""
+    text = str(release)
+    return Release.parse(text).node_changes if text in KNOWN_RELEASES else "restart"
+
+
+def slurm_reservation_errors(
+    reservations: Any,
+    *,
+    compute_hosts: Sequence[str],
+    partitions: Sequence[Any],
+    accounts: Mapping[str, Any],
+    users: Mapping[str, Any],
+    operators: Sequence[str],
+) -> list[str]:
+    """Everything wrong with slurm_reservations (checked before any host is touched), each problem naming the
+    reservation: its nodes (compute hosts of the inventory), partition, users and accounts (of the accounting
+    role's lists), start, duration and flags."""
+    names = [str(p.get("name")) for p in partitions or () if isinstance(p, Mapping)]
+    known_users = [*(users or {}), *(operators or ())]
+    return reservation_errors(
+        reservations,
+        compute_hosts=compute_hosts or (),
+        partitions=names,
+        accounts=list(accounts or {}),
+        users=known_users,
+        expand=expand,
+    )
+
+
+def slurm_reservation_rows(reservations: Any) -> list[dict[str, str]]:
+    """slurm_reservations as the users' guide lists them (name, nodes, for, start, minutes, flags)."""
+    return guide_rows(reservations)
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"slurm_plugstack_errors": slurm_plugstack_errors, "slurm_plugstack_lines": slurm_plugstack_lines}
+        return {
+            "slurm_plugstack_errors": slurm_plugstack_errors,
+            "slurm_plugstack_lines": slurm_plugstack_lines,
+            "slurm_node_changes": slurm_node_changes,
+            "slurm_reservation_errors": slurm_reservation_errors,
+            "slurm_reservation_rows": slurm_reservation_rows,
+        }

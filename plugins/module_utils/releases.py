@@ -27,9 +27,32 @@ KNOWN_RELEASES: tuple[str, ...] = (
 DEFAULT_RELEASE = "24.11"
 
 
-@dataclass(frozen=True, slots=True)
+# What changed between releases, each with the release that brought it: the one place a release number decides
+# what the generators emit, what the validation accepts and how the roles apply a change.
+FEATURES: dict[str, str] = {
+    # HealthCheckNodeState=START_ONLY
+    "health_start_only": "23.02",
+    # topology/block (NVLink domains)
+    "topology_block": "23.11",
+    # slurmctld takes added or removed nodes and partitions on `scontrol reconfigure`; before, only on a restart
+    "reconfigure_node_changes": "23.11",
+    # a host range with text after it (NodeName=gpu[01-02]-ib) in node lines: 22.05's slurmctld stops on it
+    # ("Unable to create NodeAddr list"), 24.11 and 26.05 read it; the releases between are not tested here
+    "folds_suffixed_names": "24.11",
+    # gres.conf AutoDetect=nvidia (no NVML library needed)
+    "autodetect_nvidia": "24.11",
+    # SchedMD's compatibility window grows from two earlier major releases to three
+    "three_release_window": "24.11",
+    # topology.yaml, several topologies at once, read before topology.conf
+    "topology_yaml": "25.05",
+    # gres.conf AutoDetect=full (try every method)
+    "autodetect_full": "26.05",
+}
+
+
+@dataclass(frozen=True, slots=True, order=True)
 class Release:
-    """A Slurm major release such as 24.11."""
+    """A Slurm major release such as 24.11, ordered by (year, month)."""
 
     year: int
     month: int
@@ -42,31 +65,39 @@ class Release:
     def __str__(self) -> str:
         return f"{self.year:02d}.{self.month:02d}"
 
-    def at_least(self, text: str) -> bool:
-        other = Release.parse(text)
-        return (self.year, self.month) >= (other.year, other.month)
+    def has(self, feature: str) -> bool:
+        """Whether this release has ``feature`` (a key of FEATURES)."""
+        return self >= Release.parse(FEATURES[feature])
 
-    # Feature gates, each with the release that introduced (or removed) it.
+    @staticmethod
+    def introducing(feature: str) -> str:
+        """The release that brought ``feature``, for messages ("needs Slurm >= 24.11")."""
+        return FEATURES[feature]
+
     @property
     def topology_block(self) -> bool:
-        """topology/block (NVLink domains) exists from 23.11."""
-        return self.at_least("23.11")
+        return self.has("topology_block")
 
     @property
     def topology_yaml(self) -> bool:
-        """topology.yaml, several topologies at once, read before topology.conf from 25.05."""
-        return self.at_least("25.05")
+        return self.has("topology_yaml")
 
     @property
     def folds_suffixed_names(self) -> bool:
-        """A host range with text after it (NodeName=gpu[01-02]-ib) in node lines: 22.05's slurmctld stops on it
-        ("Unable to create NodeAddr list"), 24.11 and 26.05 read it; the releases between are not tested here."""
-        return self.at_least("24.11")
+        return self.has("folds_suffixed_names")
 
     @property
     def autodetect_nvidia(self) -> bool:
-        """gres.conf AutoDetect=nvidia (no NVML library needed) from 24.11."""
-        return self.at_least("24.11")
+        return self.has("autodetect_nvidia")
+
+    @property
+    def autodetect_full(self) -> bool:
+        return self.has("autodetect_full")
+
+    @property
+    def node_changes(self) -> str:
+        """How slurmctld takes a changed node or partition set: "reconfigure" from 23.11, "restart" before."""
+        return "reconfigure" if self.has("reconfigure_node_changes") else "restart"
 
     @property
     def rest_api_version(self) -> str:
@@ -79,37 +110,30 @@ class Release:
         versions = [int(match[1]) for match in found if match]
         return f"v0.0.{max(versions)}" if versions else ""
 
-    @property
-    def autodetect_full(self) -> bool:
-        """gres.conf AutoDetect=full (try every method) from 26.05."""
-        return self.at_least("26.05")
+
+KNOWN: tuple[Release, ...] = tuple(Release.parse(text) for text in KNOWN_RELEASES)
 
 
 def compatibility_window(release: Release) -> int:
     """How many earlier major releases this one accepts (RPCs, state files, database records): two until
     24.05, three from 24.11 (SchedMD's upgrade guide, "Compatibility Window")."""
-    return 3 if release.at_least("24.11") else 2
+    return 3 if release.has("three_release_window") else 2
 
 
 def accepts(newer: Release, older: Release) -> bool:
     """Whether daemons of ``newer`` accept daemons, state and records of ``older`` (same release included)."""
-    if (older.year, older.month) > (newer.year, newer.month):
+    if older > newer or newer not in KNOWN or older not in KNOWN:
         return False
-    known = [Release.parse(text) for text in KNOWN_RELEASES]
-    if newer not in known or older not in known:
-        return False
-    return known.index(newer) - known.index(older) <= compatibility_window(newer)
+    return KNOWN.index(newer) - KNOWN.index(older) <= compatibility_window(newer)
 
 
 def upgrade_path(source: Release, target: Release) -> list[Release]:
     """The releases to install in turn to go from ``source`` to ``target`` with no state lost: each step the
     farthest release that still accepts the one before (empty when source == target)."""
-    known = [Release.parse(text) for text in KNOWN_RELEASES]
     path: list[Release] = []
     current = source
     while current != target:
-        start, end = (current.year, current.month), (target.year, target.month)
-        steps = [r for r in known if start < (r.year, r.month) <= end and accepts(r, current)]
+        steps = [r for r in KNOWN if current < r <= target and accepts(r, current)]
         if not steps:
             raise ValueError(f"no supported upgrade from {current} towards {target}")
         current = steps[-1]
@@ -121,8 +145,9 @@ def autodetect_allowed(release: Release, method: str) -> bool:
     """Whether gres.conf AutoDetect=<method> is accepted by this release."""
     if method in ("off", "nvml"):
         return True
-    if method == "nvidia":
-        return release.autodetect_nvidia
-    if method == "full":
-        return release.autodetect_full
-    return False
+    feature = AUTODETECT_FEATURES.get(method)
+    return feature is not None and release.has(feature)
+
+
+# gres.conf AutoDetect methods that came with a release
+AUTODETECT_FEATURES = {"nvidia": "autodetect_nvidia", "full": "autodetect_full"}

@@ -26,7 +26,7 @@ def oldest_release(installed: Mapping[str, str]) -> str:
     """The oldest release installed (host -> package version, "" when none): the one an upgrade leaves; ""
     when no host has a readable one."""
     releases = [release for release in map(release_of, installed.values()) if release is not None]
-    return str(min(releases, key=lambda release: (release.year, release.month))) if releases else ""
+    return str(min(releases)) if releases else ""
 
 
 def lagging_controllers(installed: Mapping[str, str], target: str) -> list[str]:
@@ -56,9 +56,9 @@ def upgrade_errors(installed: Mapping[str, str], target: str) -> list[str]:
             errors.append(f"{host}: Slurm {version} is not a release this project knows; upgrade it by hand")
             continue
         by_release.setdefault(release, []).append(host)
-    for release, hosts in sorted(by_release.items(), key=lambda item: (item[0].year, item[0].month)):
+    for release, hosts in sorted(by_release.items()):
         where = _hosts(hosts)
-        if (release.year, release.month) > (goal.year, goal.month):
+        if release > goal:
             errors.append(
                 f"{where} run Slurm {release}, newer than cluster_slurm_release {target}: Slurm cannot be "
                 f"downgraded (slurmdbd and slurmctld have converted the database and the state files); "

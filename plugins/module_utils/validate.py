@@ -16,7 +16,7 @@ import netaddr
 
 from .hostlist import fold, padding_collisions
 from .model import Cluster, NodeType, Switch
-from .releases import autodetect_allowed
+from .releases import AUTODETECT_FEATURES, Release, autodetect_allowed
 from .slurm_keys import key_error, plugin_errors
 from .topology import topology_names
 
@@ -264,7 +264,7 @@ def _check_gpu(cluster: Cluster, node_type: NodeType, where: str) -> list[str]:
         if gpu.mig:
             errors.append(f"{where}.mig: MIG instances need autodetect: nvml (device files alone cannot describe them)")
     elif not autodetect_allowed(cluster.release, gpu.autodetect):
-        need = {"nvidia": "24.11", "full": "26.05"}[gpu.autodetect]
+        need = Release.introducing(AUTODETECT_FEATURES[gpu.autodetect])
         errors.append(
             f"{where}.autodetect: '{gpu.autodetect}' needs Slurm >= {need}, but cluster_slurm_release "
             f"is {cluster.release}; use nvml or upgrade"
@@ -599,8 +599,11 @@ def check_health_check(cluster: Cluster) -> list[str]:
         errors.append(f"{where}.node_state: {', '.join(unknown)} not one of {', '.join(sorted(HEALTH_NODE_STATES))}")
     if health.node_state == ("CYCLE",):
         errors.append(f"{where}.node_state: CYCLE only spreads the runs; name the states too, e.g. [ANY, CYCLE]")
-    if "START_ONLY" in health.node_state and not cluster.release.at_least("23.02"):
-        errors.append(f"{where}.node_state: START_ONLY needs Slurm 23.02 or later (cluster is {cluster.release})")
+    if "START_ONLY" in health.node_state and not cluster.release.has("health_start_only"):
+        errors.append(
+            f"{where}.node_state: START_ONLY needs Slurm {Release.introducing('health_start_only')} or later "
+            f"(cluster is {cluster.release})"
+        )
     if 0 < health.interval < 10:
         errors.append(
             f"{where}.interval: {health.interval} s would run the check almost continuously on every node; "

@@ -1,0 +1,233 @@
+"""Slurm reservations from the inventory (slurm_reservations): checked before any host is touched, and kept in
+step with slurmctld by the slurm_reservation module through scontrol.
+
+A reservation holds nodes (by name, by count, or a partition's) for users or accounts from a start ("now" or a
+date) for a duration, maybe recurring (DAILY, WEEKLY...). MAINT marks a maintenance window (the nodes' time
+is not charged to anyone); IGNORE_JOBS lets it start over running jobs. Read back, slurmctld reports a few
+things its own way: node lists folded, a start that moves on with a recurring reservation, flags it adds
+itself (SPEC_NODES where nodes are named); the comparison allows for them.
+
+Kept free of AnsibleModule: parsing and planning are unit-tested on recorded scontrol output.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+# Flags an inventory may set (scontrol create reservation, Slurm 22.05 to 26.05).
+FLAGS = frozenset(
+    {
+        "ANY_NODES",
+        "DAILY",
+        "FLEX",
+        "HOURLY",
+        "IGNORE_JOBS",
+        "MAGNETIC",
+        "MAINT",
+        "NO_HOLD_JOBS_AFTER",
+        "OVERLAP",
+        "PART_NODES",
+        "PURGE_COMP",
+        "REPLACE",
+        "REPLACE_DOWN",
+        "STATIC_ALLOC",
+        "TIME_FLOAT",
+        "WEEKDAY",
+        "WEEKEND",
+        "WEEKLY",
+    }
+)
+RECURRING = frozenset({"HOURLY", "DAILY", "WEEKDAY", "WEEKEND", "WEEKLY"})
+KEYS = frozenset({"name", "nodes", "node_count", "partition", "start", "duration", "users", "accounts", "flags"})
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+START = re.compile(r"^(now|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?)$")
+Runner = Callable[[Sequence[str]], tuple[int, str, str]]
+
+
+def _names(value: Any) -> list[str]:
+    if value in (None, ""):
+        return []
+    return [str(v) for v in value] if isinstance(value, (list, tuple)) else [p for p in str(value).split(",") if p]
+
+
+def reservation_errors(
+    reservations: Any,
+    *,
+    compute_hosts: Iterable[str],
+    partitions: Iterable[str],
+    accounts: Iterable[str],
+    users: Iterable[str],
+    expand: Callable[[str], list[str]],
+) -> list[str]:
+    """Everything wrong with slurm_reservations, each problem naming the reservation. ``expand`` turns a
+    hostlist expression into names (ClusterShell on the Ansible controller)."""
+    if reservations in (None, ""):
+        return []
+    if not isinstance(reservations, (list, tuple)):
+        return ["slurm_reservations is a list of reservations ({name, nodes, start, duration, users/accounts})"]
+    errors: list[str] = []
+    hosts, known_partitions = set(compute_hosts), set(partitions)
+    known_accounts, known_users = {"root", *accounts}, set(users)
+    seen: set[str] = set()
+    for index, item in enumerate(reservations):
+        where = f"slurm_reservations[{index}]"
+        if not isinstance(item, Mapping):
+            errors.append(f"{where} is {item!r}; give a mapping (name, nodes, start, duration, users/accounts)")
+            continue
+        name = str(item.get("name") or "")
+        where = f"slurm_reservations[{index}] ({name or 'no name'})"
+        if not NAME.match(name):
+            errors.append(f"{where}: name {name!r} is not a reservation name (letters, digits, '_', '.', '-')")
+        elif name in seen:
+            errors.append(f"{where}: {name} is given twice; each reservation once")
+        seen.add(name)
+        unknown = sorted(set(item) - KEYS)
+        if unknown:
+            errors.append(f"{where}: unknown setting {', '.join(unknown)}; known: {', '.join(sorted(KEYS))}")
+        chosen = [key for key in ("nodes", "node_count", "partition") if item.get(key) not in (None, "", [])]
+        if not chosen:
+            errors.append(f"{where}: say which nodes it holds: nodes (a hostlist), node_count, or partition")
+        if item.get("nodes"):
+            try:
+                names = expand(str(item["nodes"]))
+            except ValueError as error:
+                errors.append(f"{where}: nodes {item['nodes']!r} is not a hostlist ({error})")
+            else:
+                strangers = [host for host in names if host not in hosts]
+                if strangers:
+                    errors.append(f"{where}: nodes {', '.join(strangers[:5])} are not compute hosts of the inventory")
+        count = item.get("node_count")
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
+            errors.append(f"{where}: node_count {count!r} is not a number of nodes (1 or more)")
+        if item.get("partition") and str(item["partition"]) not in known_partitions:
+            errors.append(f"{where}: partition {item['partition']!r} is not in cluster_partitions")
+        start = str(item.get("start", "now"))
+        if not START.match(start):
+            errors.append(f"{where}: start {start!r} is neither now nor a date and time (2026-12-01T08:00)")
+        duration = item.get("duration")
+        if isinstance(duration, bool) or not isinstance(duration, int) or duration < 1:
+            errors.append(f"{where}: duration {duration!r} is not a number of minutes (1 or more)")
+        if not _names(item.get("users")) and not _names(item.get("accounts")):
+            errors.append(f"{where}: say whom it is for: users, accounts, or both (Slurm needs one)")
+        errors += [
+            f"{where}: account {a!r} is not in accounting_accounts (nor root)"
+            for a in _names(item.get("accounts"))
+            if a.lstrip("-") not in known_accounts
+        ]
+        errors += [
+            f"{where}: user {u!r} is not in accounting_users (nor an operator)"
+            for u in _names(item.get("users"))
+            if u.lstrip("-") not in known_users
+        ]
+        flags = [flag.upper() for flag in _names(item.get("flags"))]
+        bad = [flag for flag in flags if flag not in FLAGS]
+        if bad:
+            errors.append(f"{where}: flags {', '.join(bad)} are not reservation flags ({', '.join(sorted(FLAGS))})")
+        if len(RECURRING & set(flags)) > 1:
+            errors.append(f"{where}: flags {', '.join(sorted(RECURRING & set(flags)))}: one recurrence at most")
+    return errors
+
+
+def parse_show(output: str) -> dict[str, str]:
+    """`scontrol show reservation=<name> --oneliner` -> its fields (empty when there is none)."""
+    line = next((line for line in output.splitlines() if line.startswith("ReservationName=")), "")
+    return dict(re.findall(r"(\w+)=(\S*)", line))
+
+
+def duration_minutes(text: str) -> int | None:
+    """Slurm's [D-]HH:MM:SS (or MM:SS, MM) in minutes; None for UNLIMITED or what it cannot read."""
+    match = re.fullmatch(r"(?:(\d+)-)?(?:(\d+):)?(\d+)(?::(\d+))?", text.strip())
+    if not match:
+        return None
+    days, first, second, third = match.groups()
+    if third is not None:  # [D-]HH:MM:SS
+        hours, minutes, seconds = int(first or 0), int(second), int(third)
+    elif first is not None:  # [D-]HH:MM or MM:SS (Slurm reads "a:b" as minutes:seconds)
+        hours, minutes, seconds = (int(first), int(second), 0) if days else (0, int(first), int(second))
+    else:
+        hours, minutes, seconds = 0, int(second), 0
+    return int(days or 0) * 1440 + hours * 60 + minutes + (1 if seconds else 0)
+
+
+def wanted_fields(spec: Mapping[str, Any]) -> dict[str, str]:
+    """The scontrol fields of the inventory's reservation (create and update take the same names)."""
+    fields: dict[str, str] = {"StartTime": str(spec.get("start") or "now"), "Duration": str(int(spec["duration"]))}
+    if spec.get("nodes"):
+        fields["Nodes"] = str(spec["nodes"])
+    if spec.get("node_count"):
+        fields["NodeCnt"] = str(int(spec["node_count"]))
+    if spec.get("partition"):
+        fields["PartitionName"] = str(spec["partition"])
+    if _names(spec.get("users")):
+        fields["Users"] = ",".join(_names(spec.get("users")))
+    if _names(spec.get("accounts")):
+        fields["Accounts"] = ",".join(_names(spec.get("accounts")))
+    flags = sorted(flag.upper() for flag in _names(spec.get("flags")))
+    if flags:
+        fields["Flags"] = ",".join(flags)
+    return fields
+
+
+def plan(
+    name: str, spec: Mapping[str, Any] | None, current: Mapping[str, str], expand: Callable[[str], list[str]]
+) -> list[list[str]]:
+    """scontrol commands that bring reservation ``name`` to ``spec`` (None: absent) from ``current`` (its
+    `show` fields, empty when there is none). ``expand`` turns a hostlist into names on the host (scontrol show
+    hostnames), so that folded and unfolded lists compare equal."""
+    if spec is None:
+        return [["delete", f"ReservationName={name}"]] if current else []
+    wanted = wanted_fields(spec)
+    if not current:
+        return [["create", "reservation", f"ReservationName={name}", *(f"{k}={v}" for k, v in wanted.items())]]
+    changes: list[str] = []
+    flags_wanted = set(_names(wanted.get("Flags")))
+    flags_have = {flag for flag in _names(current.get("Flags")) if flag in FLAGS}
+    start = wanted["StartTime"]
+    recurring = bool(RECURRING & flags_wanted)
+    if start != "now" and not recurring and current.get("StartTime", "")[: len(start)] != start:
+        changes.append(f"StartTime={start}")
+    if duration_minutes(current.get("Duration", "")) != int(wanted["Duration"]):
+        changes.append(f"Duration={wanted['Duration']}")
+    if "Nodes" in wanted and sorted(expand(wanted["Nodes"])) != sorted(expand(current.get("Nodes", ""))):
+        changes.append(f"Nodes={wanted['Nodes']}")
+    if "NodeCnt" in wanted and "Nodes" not in wanted and current.get("NodeCnt") != wanted["NodeCnt"]:
+        changes.append(f"NodeCnt={wanted['NodeCnt']}")
+    if "PartitionName" in wanted and current.get("PartitionName") != wanted["PartitionName"]:
+        changes.append(f"PartitionName={wanted['PartitionName']}")
+    for field in ("Users", "Accounts"):
+        have = set(_names(current.get(field) if current.get(field) != "(null)" else ""))
+        if set(_names(wanted.get(field))) != have:
+            changes.append(f"{field}={wanted.get(field, '')}")
+    if flags_wanted - flags_have:
+        changes.append(f"Flags+={','.join(sorted(flags_wanted - flags_have))}")
+    if flags_have - flags_wanted:
+        changes.append(f"Flags-={','.join(sorted(flags_have - flags_wanted))}")
+    return [["update", f"ReservationName={name}", *changes]] if changes else []
+
+
+def guide_rows(reservations: Any) -> list[dict[str, str]]:
+    """The users' guide's table of the reservations: name, nodes, for whom, start, minutes, flags."""
+    rows = []
+    for item in reservations if isinstance(reservations, (list, tuple)) else ():
+        if not isinstance(item, Mapping):
+            continue
+        nodes = str(item.get("nodes") or "")
+        if not nodes:
+            count = item.get("node_count")
+            nodes = (f"{count} node(s)" if count else "the nodes") + (
+                f" of {item['partition']}" if item.get("partition") else ""
+            )
+        whom = [*_names(item.get("users")), *(f"account {a}" for a in _names(item.get("accounts")))]
+        rows.append(
+            {
+                "name": str(item.get("name")),
+                "nodes": nodes,
+                "for": ", ".join(whom),
+                "start": str(item.get("start") or "now"),
+                "minutes": str(item.get("duration")),
+                "flags": ", ".join(flag.upper() for flag in _names(item.get("flags"))),
+            }
+        )
+    return rows

@@ -1,0 +1,146 @@
+"""slurm_reservations: validation by name, and the scontrol commands planned against recorded output (Slurm
+24.11 in the pilot lab)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
+from ansible_collections.gpucluster.cluster.plugins.module_utils.reservations import (
+    duration_minutes,
+    parse_show,
+    plan,
+    reservation_errors,
+)
+
+SHOWN = (
+    "ReservationName=zz StartTime=2030-01-01T08:00:00 EndTime=2030-01-01T09:30:00 Duration=01:30:00 "
+    "Nodes=pilot-gpu[01-02] NodeCnt=2 CoreCnt=4 Features=(null) PartitionName=(null) "
+    "Flags=MAINT,IGNORE_JOBS,SPEC_NODES TRES=cpu=4 Users=root Groups=(null) Accounts=(null) Licenses=(null) "
+    "State=INACTIVE BurstBuffer=(null) MaxStartDelay=(null)\n"
+)
+SPEC: dict[str, Any] = {
+    "name": "zz",
+    "nodes": "pilot-gpu01,pilot-gpu02",
+    "start": "2030-01-01T08:00",
+    "duration": 90,
+    "users": ["root"],
+    "flags": ["maint", "IGNORE_JOBS"],
+}
+HOSTS = ["pilot-gpu01", "pilot-gpu02"]
+
+
+def names(hostlist: str) -> list[str]:
+    return expand(hostlist) if hostlist and hostlist != "(null)" else []
+
+
+def errors(reservations: Any) -> list[str]:
+    return reservation_errors(
+        reservations,
+        compute_hosts=HOSTS,
+        partitions=["gpu"],
+        accounts=["vision"],
+        users=["root", "carol"],
+        expand=expand,
+    )
+
+
+def test_durations_as_slurm_prints_them() -> None:
+    assert duration_minutes("01:30:00") == 90
+    assert duration_minutes("1-02:00:00") == 1560
+    assert duration_minutes("45") == 45
+    assert duration_minutes("UNLIMITED") is None
+
+
+def test_a_reservation_is_created_then_left_alone() -> None:
+    assert plan("zz", SPEC, {}, names) == [
+        [
+            "create",
+            "reservation",
+            "ReservationName=zz",
+            "StartTime=2030-01-01T08:00",
+            "Duration=90",
+            "Nodes=pilot-gpu01,pilot-gpu02",
+            "Users=root",
+            "Flags=IGNORE_JOBS,MAINT",
+        ]
+    ]
+    # as slurmctld shows it: folded nodes, its own SPEC_NODES flag, the start with seconds
+    assert plan("zz", SPEC, parse_show(SHOWN), names) == []
+
+
+def test_what_differs_is_updated_and_a_removed_reservation_deleted() -> None:
+    changed = {**SPEC, "nodes": "pilot-gpu01", "duration": 1560, "flags": ["MAINT"], "accounts": ["vision"]}
+    assert plan("zz", changed, parse_show(SHOWN), names) == [
+        [
+            "update",
+            "ReservationName=zz",
+            "Duration=1560",
+            "Nodes=pilot-gpu01",
+            "Accounts=vision",
+            "Flags-=IGNORE_JOBS",
+        ]
+    ]
+    assert plan("zz", None, parse_show(SHOWN), names) == [["delete", "ReservationName=zz"]]
+    assert plan("zz", None, {}, names) == []
+    # a start of now is not compared once it exists
+    assert plan("zz", {**SPEC, "start": "now"}, parse_show(SHOWN), names) == []
+
+
+def test_a_right_list_passes() -> None:
+    assert (
+        errors([SPEC, {"name": "v", "node_count": 1, "partition": "gpu", "duration": 60, "accounts": ["vision"]}]) == []
+    )
+    assert errors(None) == [] and errors([]) == []
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        ({**SPEC, "nodes": "pilot-gpu[01-03]"}, "nodes pilot-gpu03 are not compute hosts of the inventory"),
+        ({**SPEC, "nodes": ""}, "say which nodes it holds"),
+        ({**SPEC, "duration": "2h"}, "duration '2h' is not a number of minutes"),
+        ({**SPEC, "start": "tomorrow"}, "start 'tomorrow' is neither now nor a date and time"),
+        ({**SPEC, "users": []}, "say whom it is for"),
+        ({**SPEC, "users": ["dave"]}, "user 'dave' is not in accounting_users"),
+        ({**SPEC, "accounts": ["nlp"]}, "account 'nlp' is not in accounting_accounts"),
+        ({**SPEC, "flags": ["MAINTENANCE"]}, "flags MAINTENANCE are not reservation flags"),
+        ({**SPEC, "flags": ["DAILY", "WEEKLY"]}, "flags DAILY, WEEKLY: one recurrence at most"),
+        ({**SPEC, "partition": "cpu"}, "partition 'cpu' is not in cluster_partitions"),
+        ({**SPEC, "name": "a b"}, "name 'a b' is not a reservation name"),
+        ({**SPEC, "node": "x"}, "unknown setting node"),
+    ],
+)
+def test_each_mistake_is_named(item: dict[str, Any], message: str) -> None:
+    found = errors([item])
+    assert any(message in error for error in found), found
+    assert all(error.startswith("slurm_reservations[0] (") for error in found), found
+
+
+def test_a_name_given_twice_is_refused() -> None:
+    assert errors([SPEC, SPEC]) == ["slurm_reservations[1] (zz): zz is given twice; each reservation once"]
+
+
+def test_the_users_guide_lists_them() -> None:
+    from ansible_collections.gpucluster.cluster.plugins.filter.slurm import slurm_reservation_rows
+
+    by_count = {"name": "v", "node_count": 1, "partition": "gpu", "duration": 60, "accounts": ["vision"]}
+    assert slurm_reservation_rows([SPEC, by_count]) == [
+        {
+            "name": "zz",
+            "nodes": "pilot-gpu01,pilot-gpu02",
+            "for": "root",
+            "start": "2030-01-01T08:00",
+            "minutes": "90",
+            "flags": "MAINT, IGNORE_JOBS",
+        },
+        {
+            "name": "v",
+            "nodes": "1 node(s) of gpu",
+            "for": "account vision",
+            "start": "now",
+            "minutes": "60",
+            "flags": "",
+        },
+    ]
