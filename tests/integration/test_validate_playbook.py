@@ -81,6 +81,11 @@ def test_sample_production_inventory_passes_every_check() -> None:
             {"carol": {"account": "vision", "partitions": ["cpu"]}},
             "accounting_users.carol: account 'vision' is not in accounting_accounts",
         ),
+        (
+            "slurm_reservations",
+            [{"name": "maint", "nodes": "prod-gpu[001-002],login9", "duration": 60, "users": ["root"]}],
+            "slurm_reservations[0] (maint): nodes login9 are not compute hosts of the inventory",
+        ),
     ],
 )
 def test_broken_setting_is_refused_by_name(tmp_path: Path, name: str, value: object, message: str) -> None:

@@ -798,6 +798,60 @@ def test_account_limits_coordinators_and_partitions_hold(lab: Lab) -> None:
         sh(ctl, f"scancel {' '.join(job for job in jobs if job.isdigit())}", check=False)
 
 
+RESERVATION = {"name": "lab-vision", "nodes": "pilot-gpu02", "start": "now", "duration": 30, "accounts": ["vision"]}
+
+
+def reservations_run(reservations: list[dict[str, Any]], *args: str) -> subprocess.CompletedProcess[str]:
+    """The deploy playbook's reservations play alone, with ``reservations`` as slurm_reservations."""
+    extra = json.dumps({"slurm_reservations": reservations})
+    return molecule("converge", "-s", "pilot", "--", "--tags", "reservations", "-e", extra, *args)
+
+
+def test_a_reservation_holds_its_node_for_its_account_then_goes_with_the_inventory(lab: Lab) -> None:
+    """slurm_reservations: lab-vision holds pilot-gpu02 for the account vision. Of alice's (ml) two 4-GPU jobs one
+    runs on pilot-gpu01 and the other waits, while carol's job in the reservation runs on pilot-gpu02. A second
+    run and a check run change nothing; removed from the inventory, the reservation is deleted."""
+    ctl = "pilot-ctl01"
+    made = reservations_run([RESERVATION])
+    assert made.returncode == 0, failures(made.stdout)
+    shown = sh(ctl, "scontrol show reservation=lab-vision --oneliner")
+    assert "Nodes=pilot-gpu02 " in shown and "Accounts=vision " in shown, shown
+    for args in ((), ("--check",)):
+        again = reservations_run([RESERVATION], *args)
+        assert again.returncode == 0 and recap(again.stdout)[ctl]["changed"] == 0, changed_tasks(again.stdout)
+
+    def submit(user: str, *options: str) -> str:
+        job = sh(
+            ctl,
+            f"cd /tmp && runuser -u {user} -- sbatch --parsable --time=5 --output=/dev/null "
+            f"{' '.join(options)} --wrap='sleep 300'",
+        )
+        assert job.isdigit(), job
+        return job
+
+    jobs: list[str] = []
+    try:
+        jobs += [submit("alice", "--gres=gpu:h100:4") for _ in range(2)]
+
+        def alice_placed() -> list[str] | None:
+            found = sorted(sh(ctl, f"squeue --noheader --format='%T %N' --job {job}") for job in jobs[:2])
+            return found if found == ["PENDING", "RUNNING pilot-gpu01"] else None
+
+        wait_for("one of alice's jobs running on pilot-gpu01 and the other pending", alice_placed, timeout=90)
+        jobs.append(submit("carol", "--reservation=lab-vision", "--gres=gpu:h100:1"))
+        wait_for(
+            "carol's job in the reservation running on pilot-gpu02",
+            lambda: sh(ctl, f"squeue --noheader --format='%T %N' --job {jobs[2]}") == "RUNNING pilot-gpu02",
+            timeout=90,
+        )
+        assert alice_placed(), "an alice job started on the reserved node"
+    finally:
+        sh(ctl, f"scancel {' '.join(jobs)}", check=False)
+    gone = reservations_run([])
+    assert gone.returncode == 0, failures(gone.stdout)
+    assert "Reservation lab-vision not found" in sh(ctl, "scontrol show reservation=lab-vision 2>&1", check=False)
+
+
 def failed_conversion_stops_the_run_and_keeps_the_cluster(running: str) -> None:
     """The risky step fails: a line slurmdbd does not know in slurmdbd.conf, so the foreground slurmdbd of the
     new release exits before it listens. The run stops there, naming the host and quoting slurmdbd; slurmdbd
