@@ -104,7 +104,10 @@ def test_check_mode_with_diff_is_clean_on_the_converged_cluster(lab: Lab) -> Non
 
 def test_a_changed_secret_is_in_no_check_diff_output(lab: Lab) -> None:
     """Rotated in the inventory, the database passwords would change files (slurmdbd.conf, the exporter's
-    credentials): `--check --diff` reports those changes and shows neither the old nor the new value."""
+    credentials): `--check --diff` reports those changes and shows neither the old nor the new value. On Debian 13
+    only, for CI time (a check run costs 2-3 minutes): it passed on both suites in the full run of 2026-11-26."""
+    if _suite["name"] != "trixie":
+        pytest.skip("no_log and --diff handling do not depend on the suite: checked once, on Debian 13")
     rotated = {
         "accounting_db_password": secrets_module.token_hex(16),
         "monitoring_mysqld_exporter_db_password": secrets_module.token_hex(16),
@@ -810,7 +813,10 @@ def reservations_run(reservations: list[dict[str, Any]], *args: str) -> subproce
 def test_a_reservation_holds_its_node_for_its_account_then_goes_with_the_inventory(lab: Lab) -> None:
     """slurm_reservations: lab-vision holds pilot-gpu02 for the account vision. Of alice's (ml) two 4-GPU jobs one
     runs on pilot-gpu01 and the other waits, while carol's job in the reservation runs on pilot-gpu02. A second
-    run and a check run change nothing; removed from the inventory, the reservation is deleted."""
+    run and a check run change nothing; removed from the inventory, the reservation is deleted. On Debian 13 only,
+    for CI time: it passed on 22.05 and 24.11 alike in the full run of 2026-11-26."""
+    if _suite["name"] != "trixie":
+        pytest.skip("reservations behave alike on the releases in scope: checked once, on Debian 13")
     ctl = "pilot-ctl01"
     made = reservations_run([RESERVATION])
     assert made.returncode == 0, failures(made.stdout)
