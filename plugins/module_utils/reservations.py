@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from .values import names
+
 # Flags an inventory may set (scontrol create reservation, Slurm 22.05 to 26.05).
 FLAGS = frozenset(
     {
@@ -44,12 +46,6 @@ KEYS = frozenset({"name", "nodes", "node_count", "partition", "start", "duration
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 START = re.compile(r"^(now|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?)$")
 Runner = Callable[[Sequence[str]], tuple[int, str, str]]
-
-
-def _names(value: Any) -> list[str]:
-    if value in (None, ""):
-        return []
-    return [str(v) for v in value] if isinstance(value, (list, tuple)) else [p for p in str(value).split(",") if p]
 
 
 def reservation_errors(
@@ -91,11 +87,11 @@ def reservation_errors(
             errors.append(f"{where}: say which nodes it holds: nodes (a hostlist), node_count, or partition")
         if item.get("nodes"):
             try:
-                names = expand(str(item["nodes"]))
+                held = expand(str(item["nodes"]))
             except ValueError as error:
                 errors.append(f"{where}: nodes {item['nodes']!r} is not a hostlist ({error})")
             else:
-                strangers = [host for host in names if host not in hosts]
+                strangers = [host for host in held if host not in hosts]
                 if strangers:
                     errors.append(f"{where}: nodes {', '.join(strangers[:5])} are not compute hosts of the inventory")
         count = item.get("node_count")
@@ -109,19 +105,19 @@ def reservation_errors(
         duration = item.get("duration")
         if isinstance(duration, bool) or not isinstance(duration, int) or duration < 1:
             errors.append(f"{where}: duration {duration!r} is not a number of minutes (1 or more)")
-        if not _names(item.get("users")) and not _names(item.get("accounts")):
+        if not names(item.get("users")) and not names(item.get("accounts")):
             errors.append(f"{where}: say whom it is for: users, accounts, or both (Slurm needs one)")
         errors += [
             f"{where}: account {a!r} is not in accounting_accounts (nor root)"
-            for a in _names(item.get("accounts"))
+            for a in names(item.get("accounts"))
             if a.lstrip("-") not in known_accounts
         ]
         errors += [
             f"{where}: user {u!r} is not in accounting_users (nor an operator)"
-            for u in _names(item.get("users"))
+            for u in names(item.get("users"))
             if u.lstrip("-") not in known_users
         ]
-        flags = [flag.upper() for flag in _names(item.get("flags"))]
+        flags = [flag.upper() for flag in names(item.get("flags"))]
         bad = [flag for flag in flags if flag not in FLAGS]
         if bad:
             errors.append(f"{where}: flags {', '.join(bad)} are not reservation flags ({', '.join(sorted(FLAGS))})")
@@ -160,11 +156,11 @@ def wanted_fields(spec: Mapping[str, Any]) -> dict[str, str]:
         fields["NodeCnt"] = str(int(spec["node_count"]))
     if spec.get("partition"):
         fields["PartitionName"] = str(spec["partition"])
-    if _names(spec.get("users")):
-        fields["Users"] = ",".join(_names(spec.get("users")))
-    if _names(spec.get("accounts")):
-        fields["Accounts"] = ",".join(_names(spec.get("accounts")))
-    flags = sorted(flag.upper() for flag in _names(spec.get("flags")))
+    if names(spec.get("users")):
+        fields["Users"] = ",".join(names(spec.get("users")))
+    if names(spec.get("accounts")):
+        fields["Accounts"] = ",".join(names(spec.get("accounts")))
+    flags = sorted(flag.upper() for flag in names(spec.get("flags")))
     if flags:
         fields["Flags"] = ",".join(flags)
     return fields
@@ -182,8 +178,8 @@ def plan(
     if not current:
         return [["create", "reservation", f"ReservationName={name}", *(f"{k}={v}" for k, v in wanted.items())]]
     changes: list[str] = []
-    flags_wanted = set(_names(wanted.get("Flags")))
-    flags_have = {flag for flag in _names(current.get("Flags")) if flag in FLAGS}
+    flags_wanted = set(names(wanted.get("Flags")))
+    flags_have = {flag for flag in names(current.get("Flags")) if flag in FLAGS}
     start = wanted["StartTime"]
     recurring = bool(RECURRING & flags_wanted)
     if start != "now" and not recurring and current.get("StartTime", "")[: len(start)] != start:
@@ -197,8 +193,8 @@ def plan(
     if "PartitionName" in wanted and current.get("PartitionName") != wanted["PartitionName"]:
         changes.append(f"PartitionName={wanted['PartitionName']}")
     for field in ("Users", "Accounts"):
-        have = set(_names(current.get(field) if current.get(field) != "(null)" else ""))
-        if set(_names(wanted.get(field))) != have:
+        have = set(names(current.get(field) if current.get(field) != "(null)" else ""))
+        if set(names(wanted.get(field))) != have:
             changes.append(f"{field}={wanted.get(field, '')}")
     if flags_wanted - flags_have:
         changes.append(f"Flags+={','.join(sorted(flags_wanted - flags_have))}")
@@ -219,7 +215,7 @@ def guide_rows(reservations: Any) -> list[dict[str, str]]:
             nodes = (f"{count} node(s)" if count else "the nodes") + (
                 f" of {item['partition']}" if item.get("partition") else ""
             )
-        whom = [*_names(item.get("users")), *(f"account {a}" for a in _names(item.get("accounts")))]
+        whom = [*names(item.get("users")), *(f"account {a}" for a in names(item.get("accounts")))]
         rows.append(
             {
                 "name": str(item.get("name")),
@@ -227,7 +223,7 @@ def guide_rows(reservations: Any) -> list[dict[str, str]]:
                 "for": ", ".join(whom),
                 "start": str(item.get("start") or "now"),
                 "minutes": str(item.get("duration")),
-                "flags": ", ".join(flag.upper() for flag in _names(item.get("flags"))),
+                "flags": ", ".join(flag.upper() for flag in names(item.get("flags"))),
             }
         )
     return rows

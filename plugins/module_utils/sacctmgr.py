@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from .values import names
+
 # sacctmgr `set` keys whose `show ... format=` column has another name.
 SHOW_COLUMN = {
     "maxtresperuser": "MaxTRESPU",
@@ -118,14 +120,6 @@ def plan_federation(run: Runner, name: str, settings: Mapping[str, object]) -> l
     commands = [[*where, f"clusters+={cluster}"] for cluster in wanted if cluster not in have]
     commands += [[*where, f"clusters-={cluster}"] for cluster in sorted(have - set(wanted))]
     return commands
-
-
-def names(value: object) -> list[str]:
-    if value in (None, ""):
-        return []
-    if isinstance(value, (list, tuple)):
-        return [str(v) for v in value]
-    return [part for part in str(value).split(",") if part]
 
 
 def plan_coordinators(run: Runner, account: str, wanted: Sequence[str], exists: bool) -> list[list[str]]:

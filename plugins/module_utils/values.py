@@ -84,3 +84,13 @@ def unsafe_lines(file: str, lines: Iterable[str]) -> list[str]:
         for line in lines
         if _problem(line)
     ]
+
+
+def names(value: object) -> list[str]:
+    """A list of names as the inventory or a command's output gives it: a list, or one comma-separated string
+    (sacctmgr's and scontrol's form); empty for None or ""."""
+    if value in (None, ""):
+        return []
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    return [part for part in str(value).split(",") if part]
