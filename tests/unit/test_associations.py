@@ -15,7 +15,7 @@ from ansible_collections.gpucluster.cluster.plugins.filter.accounting import (
 )
 
 PARTITIONS = [{"name": "gpu"}, {"name": "scavenger"}]
-QOS = {"high": {}, "low": {}}
+QOS: dict[str, Any] = {"high": {}, "low": {}}
 ACCOUNTS: dict[str, Any] = {
     "vision": {"parent": "research", "grp_tres": {"gres/gpu": 2}, "max_submit_jobs": 3, "coordinators": ["bob"]},
     "research": {"description": "research groups", "grp_tres_mins": "gres/gpu=6000", "qos": ["normal", "low"]},
