@@ -12,7 +12,7 @@ from typing import Any
 from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.template import trust_as_template
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import configs_from_inventory
 
 

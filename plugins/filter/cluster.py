@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.federation import federation_of, pod_of
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand, fold
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import (
     config_from_inventory,
     configs_from_inventory,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .model import Cluster
+from .cluster_types import Cluster
 
 DEFAULT_PORTS = {
     "node": 9100,

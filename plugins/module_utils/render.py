@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .model import Cluster, InventoryError, build_cluster, build_pods
+from .cluster_types import Cluster, InventoryError
+from .model import build_cluster, build_pods
 from .slurmconf import (
     gres_lines,
     health_check_config,

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .cluster_types import Cluster, NodeType, Partition
 from .hostlist import fold, fold_chunks
-from .model import Cluster, NodeType, Partition
 from .topology import topology_plugin
 
 SCRIPT_DIRS = {

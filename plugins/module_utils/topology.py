@@ -9,12 +9,10 @@ NVLink blocks side by side (partitions choose with Topology=).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from .cluster_types import Block, Cluster, Switch
 from .hostlist import fold, natural_slices
-
-if TYPE_CHECKING:
-    from .model import Block, Cluster, Switch
 
 TREE_TOPOLOGY = "fabric"
 BLOCK_TOPOLOGY = "nvlink"
@@ -37,8 +35,6 @@ def _tree(
 ) -> list[Switch]:
     """Leaves of ``nodes_per_leaf`` hosts in natural name order, then each level groups the one below
     (None: one root over all of them)."""
-    from .model import Switch
-
     leaves = natural_slices(host_sets, nodes_per_leaf)
     leaf_names = _names(leaf_prefix, len(leaves))
     switches = [
@@ -72,8 +68,6 @@ def dragonfly_switches(host_sets: Sequence[Sequence[str]], nodes_per_leaf: int, 
 
 def block_layout(host_sets: Sequence[Sequence[str]], nodes_per_block: int) -> list[Block]:
     """Consecutive NVLink domains of ``nodes_per_block`` hosts in natural name order."""
-    from .model import Block
-
     slices = natural_slices(host_sets, nodes_per_block)
     names = _names("nvl", len(slices))
     return [Block(name, members, folded) for name, (folded, members) in zip(names, slices, strict=True)]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import Cluster, NodeType, Partition
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import fold
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import Cluster, NodeType, Partition
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import node_features
 
 

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 
 import netaddr
 
+from .cluster_types import Cluster, NodeType, Switch
 from .hostlist import fold, padding_collisions
-from .model import Cluster, NodeType, Switch
 from .releases import AUTODETECT_FEATURES, Release, autodetect_allowed
 from .slurm_keys import key_error, plugin_errors
 from .topology import topology_names

@@ -7,12 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import (
-    Cluster,
-    InventoryError,
-    build_cluster,
-    build_pods,
-)
+from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import Cluster, InventoryError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_cluster, build_pods
 
 
 def inventory_error(exc: InventoryError) -> AnsibleFilterError:

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import Cluster
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand, natural_key
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import Cluster, build_pods
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_pods
 
 from bench.gen_inventory import write_inventory
 from lab.slurmctld_check import SUITE_RELEASE, Readback, load_configs

@@ -14,7 +14,8 @@ from ansible_collections.gpucluster.cluster.plugins.filter.cluster import (
     cluster_state_save_location,
     cluster_user_views,
 )
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError, build_pods
+from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_pods
 from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring import prometheus_config
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import Release, accepts, upgrade_path
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import settings_lines

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.module_utils import ibnetdiscover
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError, build_cluster
+from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_cluster
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import cluster_config
 from ansible_collections.gpucluster.cluster.plugins.module_utils.topology import fat_tree_switches
 

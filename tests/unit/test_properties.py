@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory, inventory_errors
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

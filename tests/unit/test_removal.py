@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory
 
 from .factory import valid_groups, valid_spec

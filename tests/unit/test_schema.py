@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 import yaml
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError, build_pods
+from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_pods
 from ansible_collections.gpucluster.cluster.plugins.module_utils.schema import SECTIONS
 
 from .factory import valid_groups, valid_spec

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.module_utils import render
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError, build_cluster
+from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_cluster
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import inventory_errors
 
 from .factory import valid_groups, valid_spec

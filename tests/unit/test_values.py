@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import HostlistError, expand
-from ansible_collections.gpucluster.cluster.plugins.module_utils.model import InventoryError, build_cluster
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_cluster
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import cluster_config, inventory_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.values import unsafe_values
 
