@@ -94,6 +94,21 @@ def example_target(partitions: list[dict[str, Any]]) -> dict[str, Any]:
     return {}
 
 
+def everyday_view(cluster: Cluster, example: dict[str, Any]) -> dict[str, Any]:
+    """What the guide's everyday commands ask for, from the example's partition: one GPU of its type (or one
+    CPU), a short time, a node to name and one to leave out, a feature the nodes have."""
+    partition = next((p for p in cluster.partitions if p.name == example.get("partition")), None)
+    hosts = sorted(partition.hosts) if partition else []
+    gres = f"--gres=gpu:{example['gpu_type']}:1" if example.get("gpus") else "--cpus-per-task=1"
+    features = list(example.get("features") or [])
+    return {
+        "request": gres,
+        "minutes": min(10, slurm_minutes(example.get("time", {}).get("short", "")) or 10),
+        "node": hosts[0] if hosts else "",
+        "feature": features[-1] if features else "",
+    }
+
+
 def user_view(cluster: Cluster) -> dict[str, Any]:
     partitions = [_partition(cluster, p) for p in cluster.partitions]
     gpu_types: dict[str, int] = {}
@@ -102,7 +117,7 @@ def user_view(cluster: Cluster) -> dict[str, Any]:
         gpu_types[node_type.gpu.type] = (
             gpu_types.get(node_type.gpu.type, 0) + len(node_type.hosts) * node_type.gpu.count
         )
-    return {
+    view: dict[str, Any] = {
         "cluster": cluster.name,
         "release": str(cluster.release),
         "login": list(cluster.login),
@@ -124,6 +139,8 @@ def user_view(cluster: Cluster) -> dict[str, Any]:
         "rest_api": rest_api_view(cluster),
         "example": example_target(partitions),
     }
+    view["everyday"] = everyday_view(cluster, view["example"])
+    return view
 
 
 def rest_api_view(cluster: Cluster) -> dict[str, Any]:

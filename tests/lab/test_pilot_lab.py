@@ -858,6 +858,53 @@ def test_a_reservation_holds_its_node_for_its_account_then_goes_with_the_invento
     assert "Reservation lab-vision not found" in sh(ctl, "scontrol show reservation=lab-vision 2>&1", check=False)
 
 
+# The query commands the guide names inline: each runs as written (a placeholder filled with a job of the user's).
+GUIDE_QUERIES = ("sinfo", "squeue", "sacct", "sacctmgr", "sshare", "sprio", "sreport", "jobeff")
+
+
+def guide_snippets(text: str) -> tuple[list[str], list[str]]:
+    """The guide's ```sh blocks, and its inline query commands (`sinfo -s`...; bare command names are mentions)."""
+    blocks = re.findall(r"^```sh\n(.*?)^```\n", text, re.M | re.S)
+    prose = re.sub(r"^```sh\n.*?^```\n", "", text, flags=re.M | re.S)
+    spans = [span for span in re.findall(r"`([^`\n]+)`", prose) if span.split()[0] in GUIDE_QUERIES]
+    return blocks, sorted(set(spans))
+
+
+def test_every_command_of_the_users_guide_runs_as_it_says(lab: Lab) -> None:
+    """The users' guide as the lab installed it: each ```sh block runs as alice, whole, with `bash -euo pipefail`
+    (a job for later held, released and cancelled; jobs on a named node, elsewhere, with a feature; an
+    allocation without a shell, steps with --overlap, sstat, one step cancelled); each inline query command runs
+    with its placeholders filled (<job>: a finished job of hers, a pending one for sprio; <partition>: the
+    default). Every one exits 0 and the blocks leave no job behind."""
+    ctl = "pilot-ctl01"
+    guide = sh("pilot-gpu01", "cat /usr/local/share/pilot/user-guide.md")
+    blocks, spans = guide_snippets(guide)
+    assert len(blocks) >= 3 and len(spans) >= 8, (blocks, spans)
+    work = "/home/alice/guide-check"
+    sh(ctl, f"runuser -u alice -- mkdir -p {work}")
+
+    def as_alice(script: str) -> str:
+        quoted = script.replace("'", "'\\''")
+        return sh(
+            ctl, f"cd {work} && runuser -u alice -- bash -euo pipefail -c '{quoted}' 2>&1; echo rc=$?", timeout=300
+        )
+
+    for block in blocks:
+        ran = as_alice(block)
+        assert ran.endswith("rc=0"), f"{block}\n---\n{ran}"
+    assert sh(ctl, "squeue --noheader --user=alice") == "", "a block of the guide left a job behind"
+    done = as_alice("sbatch --parsable --wait --time=5 --output=/dev/null --wrap=hostname").splitlines()[0]
+    held = as_alice("sbatch --parsable --hold --time=5 --output=/dev/null --wrap=hostname").splitlines()[0]
+    try:
+        for span in spans:
+            command = span.replace("<job>", held if span.startswith("sprio") else done).replace("<partition>", "gpu")
+            assert "<" not in command, f"the test cannot fill {command!r}: give it a value"
+            ran = as_alice(command)
+            assert ran.endswith("rc=0"), f"{command}\n---\n{ran}"
+    finally:
+        sh(ctl, f"scancel {held}", check=False)
+
+
 def failed_conversion_stops_the_run_and_keeps_the_cluster(running: str) -> None:
     """The risky step fails: a line slurmdbd does not know in slurmdbd.conf, so the foreground slurmdbd of the
     new release exits before it listens. The run stops there, naming the host and quoting slurmdbd; slurmdbd

@@ -119,3 +119,10 @@ def test_the_guide_shows_the_rest_api_of_the_release() -> None:
     spec["controller_vip"], groups = "10.0.0.5", valid_groups()
     groups["controllers"] = ["ctl01", "ctl02"]
     assert user_view(build_cluster(spec, groups))["rest_api"]["url"] == "http://10.0.0.5:6820"
+
+
+def test_the_everyday_commands_ask_for_what_the_example_partition_has() -> None:
+    """One GPU of the default partition's type, a short time, its first node to name and leave out, the last
+    feature of its nodes."""
+    view = user_view(build_cluster(valid_spec(), valid_groups()))
+    assert view["everyday"] == {"request": "--gres=gpu:h100:1", "minutes": 10, "node": "gpu01", "feature": "ib"}
