@@ -166,6 +166,27 @@ class JobScripts:
 
 
 @dataclass(frozen=True, slots=True)
+class JobSubmit:
+    """JobSubmitPlugins=lua: the site's job_submit.lua, or the ``gpu-policy`` sample with its settings (the
+    partitions that take GPU jobs only, where a job naming no partition goes, the longest time limit)."""
+
+    script: str = ""
+    gpu_partitions: tuple[str, ...] = ()
+    gpu_partition: str = ""
+    cpu_partition: str = ""
+    max_time: str = ""
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.script)
+
+    @property
+    def sample(self) -> bool:
+        """A sample of the slurm role (a name without a slash), not a file of the site's."""
+        return self.enabled and "/" not in self.script
+
+
+@dataclass(frozen=True, slots=True)
 class Mount:
     """A file system the node health check expects mounted, with the free space it must keep."""
 
@@ -230,6 +251,7 @@ class Cluster:
     accounting_enforce: tuple[str, ...] = ()
     accounting_tres: tuple[str, ...] = ()
     job_scripts: JobScripts = field(default_factory=JobScripts)
+    job_submit: JobSubmit = field(default_factory=JobSubmit)
     health_check: HealthCheck = field(default_factory=HealthCheck)
     mail: Mail = field(default_factory=Mail)
     rest_api: RestApi = field(default_factory=RestApi)

@@ -21,6 +21,7 @@ from .cluster_types import (
     HealthCheck,
     InventoryError,
     JobScripts,
+    JobSubmit,
     Mail,
     Mount,
     NodeType,
@@ -250,6 +251,7 @@ PRIORITY_KEYS = keys("cluster_scheduling.priority")
 PREEMPT_KEYS = keys("cluster_scheduling.preempt")
 ACCOUNTING_KEYS = keys("cluster_accounting")
 JOB_SCRIPT_KEYS = keys("cluster_job_scripts")
+JOB_SUBMIT_KEYS = keys("cluster_job_submit")
 HEALTH_CHECK_KEYS = keys("cluster_health_check")
 MOUNT_KEYS = keys("cluster_health_check.mounts[]")
 MAIL_KEYS = keys("cluster_mail")
@@ -365,6 +367,7 @@ def _read_cluster(reader: _Reader, spec: Mapping[str, Any], groups: Mapping[str,
         accounting_enforce=reader.strings(accounting, "enforce", "cluster_accounting"),
         accounting_tres=reader.strings(accounting, "tres", "cluster_accounting"),
         job_scripts=_read_job_scripts(reader, spec.get("job_scripts")),
+        job_submit=_read_job_submit(reader, spec.get("job_submit"), partitions, node_types),
         health_check=_read_health_check(reader, spec.get("health_check")),
         mail=_read_mail(reader, spec.get("mail")),
         rest_api=_read_rest_api(reader, spec.get("rest_api")),
@@ -668,6 +671,33 @@ def _read_job_scripts(reader: _Reader, raw: Any) -> JobScripts:
         task_prolog=reader.string(data, "task_prolog", where),
         task_epilog=reader.string(data, "task_epilog", where),
         prolog_flags=reader.strings(data, "prolog_flags", where),
+    )
+
+
+def gpu_only_partitions(partitions: Sequence[Partition], node_types: Sequence[NodeType]) -> tuple[str, ...]:
+    """The partitions whose every node has GPUs."""
+    gpu_hosts = {host for nt in node_types if nt.gpu is not None and nt.gpu.count for host in nt.hosts}
+    return tuple(p.name for p in partitions if p.hosts and set(p.hosts) <= gpu_hosts)
+
+
+def _read_job_submit(
+    reader: _Reader, raw: Any, partitions: Sequence[Partition], node_types: Sequence[NodeType]
+) -> JobSubmit:
+    """cluster_job_submit; the gpu-policy sample's partitions default to what the node types say: a job in a
+    partition of GPU nodes only must ask for GPUs, one naming no partition goes to the default partition when it
+    is such a partition (else to the first)."""
+    where = "cluster_job_submit"
+    data = reader.mapping(raw, where)
+    reader.unknown_keys(data, JOB_SUBMIT_KEYS, where)
+    gpu_partitions = reader.strings(data, "gpu_partitions", where) or gpu_only_partitions(partitions, node_types)
+    default = next((p.name for p in partitions if p.default), "")
+    fallback = default if default in gpu_partitions else next(iter(gpu_partitions), "")
+    return JobSubmit(
+        script=reader.string(data, "script", where),
+        gpu_partitions=gpu_partitions,
+        gpu_partition=reader.string(data, "gpu_partition", where) or fallback,
+        cpu_partition=reader.string(data, "cpu_partition", where),
+        max_time=reader.time(data, "max_time", where),
     )
 
 

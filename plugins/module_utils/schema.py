@@ -50,6 +50,12 @@ SECTIONS: tuple[Section, ...] = (
             Key("scheduling", "mapping", "`{}`", "priority, preemption, selection: `cluster_scheduling`"),
             Key("accounting", "mapping", "`{}`", "AccountingStorageEnforce and extra TRES: `cluster_accounting`"),
             Key("job_scripts", "mapping", "`{}`", "prolog and epilog scripts: `cluster_job_scripts`"),
+            Key(
+                "job_submit",
+                "mapping",
+                "`{}`",
+                "JobSubmitPlugins=lua: `cluster_job_submit`",
+            ),
             Key("health_check", "mapping", "`{}`", "the node health program: `cluster_health_check`"),
             Key("mail", "mapping", "`{}`", "job mail through the site's relay: `cluster_mail`"),
             Key("rest_api", "mapping", "`{}`", "slurmrestd with JSON Web Tokens: `cluster_rest_api`"),
@@ -175,6 +181,26 @@ SECTIONS: tuple[Section, ...] = (
             Key("task_prolog", "path", NONE, "TaskProlog: an absolute path on the nodes"),
             Key("task_epilog", "path", NONE, "TaskEpilog: an absolute path on the nodes"),
             Key("prolog_flags", "list", "`[]`", "PrologFlags (Alloc, Contain, ...)"),
+        ),
+    ),
+    Section(
+        "cluster_job_submit",
+        (
+            Key(
+                "script",
+                "string",
+                NONE,
+                "`gpu-policy` (a sample) or the site's job_submit.lua (a path)",
+            ),
+            Key("gpu_partitions", "list", "partitions of GPU nodes only", "gpu-policy: a job there must ask for GPUs"),
+            Key(
+                "gpu_partition",
+                "name",
+                "the default, or first GPU, one",
+                "gpu-policy: a GPU job naming none goes there",
+            ),
+            Key("cpu_partition", "name", NONE, "gpu-policy: where a job without GPUs naming no partition goes"),
+            Key("max_time", "time", NONE, "gpu-policy: a longer time limit is lowered to this"),
         ),
     ),
     Section(

@@ -6,12 +6,14 @@ list (split only when the fold is very long) plus one NodeSet; partitions name N
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .cluster_types import Cluster, NodeType, Partition
 from .hostlist import fold, fold_chunks
 from .topology import topology_plugin
+from .validate import time_minutes
 
 SCRIPT_DIRS = {
     "prolog": ("Prolog", "/etc/slurm/prolog.d"),
@@ -104,6 +106,7 @@ def default_settings(cluster: Cluster) -> dict[str, Any]:
         "PreemptType": f"preempt/{scheduling.preempt_type}",
         "PreemptMode": list(scheduling.preempt_mode),
         "PreemptExemptTime": scheduling.preempt_exempt_time or None,
+        "JobSubmitPlugins": "lua" if cluster.job_submit.enabled else None,
         "TopologyPlugin": topology_plugin(cluster) or None,
         # Accepted by every release in scope (22.05 to 26.05 keep TopologyParam=Dragonfly).
         "TopologyParam": "Dragonfly" if cluster.fabric.dragonfly and cluster.fabric.topology == "tree" else None,
@@ -244,6 +247,33 @@ def health_check_config(cluster: Cluster) -> dict[str, Any]:
 def mail_program(cluster: Cluster) -> str:
     """MailProg: mailx when there is a relay, else the stand-in."""
     return MAIL_PROGRAM if cluster.mail.enabled else NO_MAIL_PROGRAM
+
+
+def job_submit_config(cluster: Cluster) -> dict[str, Any]:
+    """What the controllers need for JobSubmitPlugins=lua: the sample's name and the Lua table of its settings
+    (the slurm role's template puts it at the top of the sample), or the site's file."""
+    submit = cluster.job_submit
+    settings = ""
+    if submit.sample:
+        partitions = ", ".join(f"[{json.dumps(name)}] = true" for name in submit.gpu_partitions)
+        max_minutes = time_minutes(submit.max_time) if submit.max_time else None
+        settings = "\n".join(
+            (
+                "local settings = {",
+                f"  gpu_partitions = {{{partitions}}},",
+                f"  gpu_partition = {json.dumps(submit.gpu_partition)},",
+                f"  cpu_partition = {json.dumps(submit.cpu_partition)},",
+                f"  default_partition = {json.dumps(next((p.name for p in cluster.partitions if p.default), ''))},",
+                f"  max_time = {int(max_minutes or 0)},  -- minutes; 0: no cap",
+                "}",
+            )
+        )
+    return {
+        "enabled": submit.enabled,
+        "sample": submit.script if submit.sample else "",
+        "file": submit.script if submit.enabled and not submit.sample else "",
+        "settings": settings,
+    }
 
 
 def mail_config(cluster: Cluster) -> dict[str, Any]:

@@ -590,6 +590,66 @@ def check_job_scripts(cluster: Cluster) -> list[str]:
     return errors
 
 
+JOB_SUBMIT_SAMPLES = ("gpu-policy",)
+
+
+def check_job_submit(cluster: Cluster) -> list[str]:
+    """cluster_job_submit: a known sample or a site's file, the sample's partitions declared and consistent, and
+    JobSubmitPlugins left to the model."""
+    submit = cluster.job_submit
+    where = "cluster_job_submit"
+    if not submit.enabled:
+        return []
+    errors: list[str] = []
+    if any(key.lower() == "jobsubmitplugins" for key, _ in cluster.slurm_config):
+        errors.append(
+            "cluster_slurm_config.JobSubmitPlugins: cluster_job_submit writes it (lua); remove it from "
+            "cluster_slurm_config or drop cluster_job_submit"
+        )
+    if not submit.sample:
+        if ".." in submit.script.split("/"):
+            errors.append(
+                f"{where}.script: '{submit.script}' climbs out of its directory with '..'; give the absolute path "
+                "of the site's job_submit.lua on the Ansible controller"
+            )
+        return errors
+    if submit.script not in JOB_SUBMIT_SAMPLES:
+        samples = ", ".join(JOB_SUBMIT_SAMPLES)
+        errors.append(
+            f"{where}.script: '{submit.script}' is not a sample ({samples}); name the site's file by its path"
+        )
+        return errors
+    names = {p.name for p in cluster.partitions}
+    for key, values in (
+        ("gpu_partitions", submit.gpu_partitions),
+        ("gpu_partition", (submit.gpu_partition,) if submit.gpu_partition else ()),
+        ("cpu_partition", (submit.cpu_partition,) if submit.cpu_partition else ()),
+    ):
+        unknown = [name for name in values if name not in names]
+        if unknown:
+            errors.append(f"{where}.{key}: {', '.join(unknown)} not in cluster_partitions ({', '.join(sorted(names))})")
+    if not submit.gpu_partitions:
+        errors.append(
+            f"{where}.gpu_partitions: no partition holds GPU nodes only, so gpu-policy has nothing to enforce; "
+            "name the GPU partitions or drop cluster_job_submit"
+        )
+    elif submit.gpu_partition not in submit.gpu_partitions:
+        errors.append(
+            f"{where}.gpu_partition: '{submit.gpu_partition}' is not one of gpu_partitions "
+            f"({', '.join(submit.gpu_partitions)}); a GPU job naming no partition must land where GPU jobs go"
+        )
+    if submit.cpu_partition and submit.cpu_partition in submit.gpu_partitions:
+        errors.append(
+            f"{where}.cpu_partition: '{submit.cpu_partition}' is one of gpu_partitions, which refuse jobs "
+            "without GPUs; name a partition with CPU nodes, or leave cpu_partition out"
+        )
+    if submit.max_time and submit.max_time.upper() in ("UNLIMITED", "INFINITE"):
+        errors.append(f"{where}.max_time: '{submit.max_time}' caps nothing; give a time or leave max_time out")
+    elif submit.max_time and not TIME_RE.match(submit.max_time):
+        errors.append(f"{where}.max_time: '{submit.max_time}' is not a Slurm time")
+    return errors
+
+
 def check_health_check(cluster: Cluster) -> list[str]:
     errors = []
     health = cluster.health_check
@@ -815,6 +875,7 @@ RULES: tuple[Rule, ...] = (
     check_qos,
     check_scheduling,
     check_job_scripts,
+    check_job_submit,
     check_health_check,
     check_mail,
     check_slurm_config,

@@ -245,6 +245,44 @@ CASES: list[tuple[str, Mutation, str]] = [
         _set("rest_api", {"max_token_lifespan": "1h"}),
         "cluster_rest_api.max_token_lifespan: expected an integer",
     ),
+    ("job_submit unknown sample", _set("job_submit", {"script": "gpu_policy"}), "'gpu_policy' is not a sample"),
+    (
+        "job_submit unknown partition",
+        _set("job_submit", {"script": "gpu-policy", "cpu_partition": "cpus"}),
+        "cluster_job_submit.cpu_partition: cpus not in cluster_partitions",
+    ),
+    (
+        "job_submit cpu partition among the GPU ones",
+        _set("job_submit", {"script": "gpu-policy", "cpu_partition": "gpu"}),
+        "cluster_job_submit.cpu_partition: 'gpu' is one of gpu_partitions",
+    ),
+    (
+        "job_submit gpu partition outside the GPU ones",
+        _set("job_submit", {"script": "gpu-policy", "gpu_partition": "cpu"}),
+        "cluster_job_submit.gpu_partition: 'cpu' is not one of gpu_partitions",
+    ),
+    (
+        "job_submit uncapped",
+        _set("job_submit", {"script": "gpu-policy", "max_time": "UNLIMITED"}),
+        "cluster_job_submit.max_time: 'UNLIMITED' caps nothing",
+    ),
+    (
+        "job_submit sexagesimal max_time",
+        _set("job_submit", {"script": "gpu-policy", "max_time": 172800}),
+        "quote it: '48:00:00'",
+    ),
+    (
+        "job_submit and JobSubmitPlugins",
+        lambda spec, _g: spec.update(
+            job_submit={"script": "/srv/job_submit.lua"}, slurm_config={"JobSubmitPlugins": "lua"}
+        ),
+        "cluster_slurm_config.JobSubmitPlugins: cluster_job_submit writes it",
+    ),
+    (
+        "job_submit site file climbing",
+        _set("job_submit", {"script": "../job_submit.lua"}),
+        "cluster_job_submit.script: '../job_submit.lua' climbs out",
+    ),
     ("mail domain bad", _set("mail", {"relay": "mail", "domain": "ex ample"}), "'ex ample' is no domain name"),
     (
         "health_check program in slurm_config",

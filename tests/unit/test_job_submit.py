@@ -1,0 +1,52 @@
+"""cluster_job_submit: JobSubmitPlugins=lua, the gpu-policy sample's settings from the node types, the site's file."""
+
+from __future__ import annotations
+
+from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_cluster
+from ansible_collections.gpucluster.cluster.plugins.module_utils.render import cluster_config
+
+from .factory import valid_groups, valid_spec
+
+
+def config(job_submit: dict[str, object]) -> dict[str, object]:
+    spec = valid_spec()
+    spec["job_submit"] = job_submit
+    return cluster_config(build_cluster(spec, valid_groups()))
+
+
+def slurm_conf(rendered: dict[str, object]) -> list[str]:
+    sections = rendered["slurm_conf"]
+    assert isinstance(sections, dict)
+    return [line for lines in sections.values() for line in lines]
+
+
+def test_no_job_submit_writes_no_plugin() -> None:
+    rendered = config({})
+    assert not [line for line in slurm_conf(rendered) if line.startswith("JobSubmitPlugins")]
+    assert rendered["job_submit"] == {"enabled": False, "sample": "", "file": "", "settings": ""}
+
+
+def test_the_sample_takes_its_partitions_from_the_node_types() -> None:
+    """The factory's gpu partition (default, H100 nodes) takes GPU jobs only; cpu (CPU nodes) does not."""
+    rendered = config({"script": "gpu-policy", "max_time": "2-00:00:00"})
+    assert "JobSubmitPlugins=lua" in slurm_conf(rendered)
+    submit = rendered["job_submit"]
+    assert isinstance(submit, dict) and submit["sample"] == "gpu-policy" and submit["file"] == ""
+    assert submit["settings"].splitlines() == [
+        "local settings = {",
+        '  gpu_partitions = {["gpu"] = true},',
+        '  gpu_partition = "gpu",',
+        '  cpu_partition = "",',
+        '  default_partition = "gpu",',
+        "  max_time = 2880,  -- minutes; 0: no cap",
+        "}",
+    ]
+
+
+def test_the_inventory_names_the_partitions_and_a_site_file_has_no_settings() -> None:
+    submit = config({"script": "gpu-policy", "gpu_partitions": ["gpu"], "cpu_partition": "cpu"})["job_submit"]
+    assert isinstance(submit, dict) and '  cpu_partition = "cpu",' in submit["settings"].splitlines()
+    assert "max_time = 0," in submit["settings"]
+    site = config({"script": "/srv/slurm/job_submit.lua"})
+    assert site["job_submit"] == {"enabled": True, "sample": "", "file": "/srv/slurm/job_submit.lua", "settings": ""}
+    assert "JobSubmitPlugins=lua" in slurm_conf(site)
