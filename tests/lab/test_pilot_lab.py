@@ -1051,6 +1051,35 @@ def test_scheduling_policies_hold_as_designed(lab: Lab) -> None:
     assert sh(ctl, "test -e /etc/slurm/job_submit.lua; echo $?") == "1"
 
 
+MODULES_JOB = """#!/bin/bash
+module load cuda nccl python
+module --terse list 2>&1
+echo "cuda=$CUDA_VERSION nccl=$NCCL_VERSION"
+python3 -c 'import torch; print("torch", torch.__version__)'
+"""
+
+
+def test_a_job_script_that_loads_modules_runs_unchanged(lab: Lab) -> None:
+    """user_env_modules: a script as sites hand them out, beginning `module load cuda nccl python`, submitted by alice
+    from a login shell (on pilot-gpu01: the lab has no login node, and its compute nodes have the users'
+    environment), runs with the node's CUDA runtime, NCCL and Python with PyTorch as modules. On Debian 13 only, for
+    CI time (NCCL is a 115 MB download per node)."""
+    if _suite["name"] != "trixie":
+        pytest.skip("the modules test runs on Debian 13, whose pilot installs NCCL")
+    node = "pilot-gpu01"
+    # the versions the node's packages have (Debian's: 1:12.4.127~12.4.1-2 -> 12.4)
+    query = "dpkg-query --show --showformat='${Version}' %s | sed -E 's/^[0-9]+://; s/[-~+].*//'"
+    cuda, nccl, python = (sh(node, query % package) for package in ("libcudart12", "libnccl2", "python3"))
+    cuda, python = (".".join(v.split(".")[:2]) for v in (cuda, python))
+    modules = [f"cuda/{cuda}", f"nccl/{nccl}", f"python/{python}"]
+    assert sh(node, "cd /etc/gpucluster/modulefiles && ls */*.lua").split() == [f"{m}.lua" for m in modules]
+    sh(node, f"cat > /home/alice/modules.sbatch <<'EOF'\n{MODULES_JOB}EOF\nchown alice: /home/alice/modules.sbatch")
+    job = sh(node, "runuser -l alice -c 'sbatch --parsable --wait --time=2 --output=modules-%j.out modules.sbatch'")
+    out = sh(node, f"cat /home/alice/modules-{job.splitlines()[-1]}.out")
+    assert out.splitlines()[:3] == modules, out
+    assert f"cuda={cuda} nccl={nccl}" in out and re.search(r"^torch \d", out, re.M), out
+
+
 # The query commands the guide names inline: each runs as written (a placeholder filled with a job of the user's).
 GUIDE_QUERIES = ("sinfo", "squeue", "sacct", "sacctmgr", "sshare", "sprio", "sreport", "jobeff")
 
