@@ -94,6 +94,16 @@ scontrol show partitions -o >/work/partitions
 scontrol show topology >/work/topology 2>&1 || true
 for topo in $(cat /work/topologies); do scontrol show topology "$topo" >/work/topology.$topo 2>&1 || true; done
 scontrol show config >/work/config
+# slurmctld's OpenMetrics endpoints (MetricsType, 25.11 and later), each after a '# GET <path>' line
+: >/work/metrics
+if grep -q '^MetricsType=' /etc/slurm/slurm.conf; then
+  port=$(sed -n 's/^SlurmctldPort *= *//p' /work/config)
+  for path in /metrics/jobs /metrics/nodes /metrics/partitions /metrics/scheduler; do
+    echo "# GET $path" >>/work/metrics
+    python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
+      "http://127.0.0.1:${port%%-*}$path" >>/work/metrics 2>&1 || echo "# FAILED $path" >>/work/metrics
+  done
+fi
 @REGISTERED@
 cp /var/log/slurm/slurmctld.log /work/slurmctld.log
 kill $! ; wait || true
@@ -122,6 +132,7 @@ class Readback:
     config: str
     log: str
     registered: str  # sacctmgr's cluster|controlhost: slurmctld registered with the slurmdbd beside it
+    metrics: str = ""  # its OpenMetrics endpoints' answers, each after a '# GET <path>' line (MetricsType set)
 
 
 def _records(text: str, key: str) -> dict[str, dict[str, str]]:
@@ -184,6 +195,7 @@ def load_configs(
             config=(work / "config").read_text(),
             log=(work / "slurmctld.log").read_text(errors="replace"),
             registered=(work / "registered").read_text(),
+            metrics=(work / "metrics").read_text(errors="replace"),
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)

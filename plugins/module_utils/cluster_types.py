@@ -258,6 +258,8 @@ class Cluster:
     fabric: Fabric = field(default_factory=Fabric)
     slurm_config: tuple[tuple[str, Any], ...] = ()
     configless: bool = True
+    # slurmctld's OpenMetrics endpoints where the release has them (MetricsType=metrics/openmetrics)
+    slurm_metrics: bool = True
     controllers_run_jobs: bool = False
     min_node_memory_mb: int = 1024
     groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)

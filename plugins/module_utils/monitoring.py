@@ -3,7 +3,9 @@
 Scrape targets follow the inventory's groups: node_exporter on every host (compute nodes labelled with
 their node type), the Slurm exporter on the controllers, mysqld_exporter on the accounting hosts, the DCGM
 exporter on GPU nodes where it runs, HAProxy's exporter on the login pool's nodes, Prometheus and
-Alertmanager on the monitoring hosts. Targets are the
+Alertmanager on the monitoring hosts, and slurmctld's own OpenMetrics endpoints where the release has them (Slurm
+25.11 and later: one job per endpoint, the series renamed slurmctld_* so that they never mix with the exporter's
+slurm_* ones; a pair is scraped at its virtual IP, which follows the controller in charge). Targets are the
 inventory names (the names Slurm uses), and `instance` is the bare name so that node_exporter, DCGM and
 Slurm series of one node join on it.
 """
@@ -14,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .cluster_types import Cluster
+from .slurmconf import metrics_enabled
 
 DEFAULT_PORTS = {
     "node": 9100,
@@ -43,6 +46,34 @@ def _job(name: str, groups: list[tuple[Sequence[str], Mapping[str, str]]], port:
     return {"job_name": name, "static_configs": static, "relabel_configs": INSTANCE_RELABEL}
 
 
+# slurmctld's endpoints Prometheus reads (/metrics/jobs-users-accts is left out: a series per user and account).
+SLURMCTLD_ENDPOINTS = ("jobs", "nodes", "partitions", "scheduler")
+SLURMCTLD_RENAME = [
+    {"source_labels": ["__name__"], "regex": "slurm_(.*)", "target_label": "__name__", "replacement": "slurmctld_$1"}
+]
+
+
+def slurmctld_port(cluster: Cluster) -> int:
+    """SlurmctldPort (the first of a range), 6817 unless cluster_slurm_config sets it."""
+    for key, value in cluster.slurm_config:
+        if key.lower() == "slurmctldport" and str(value).split("-")[0].isdigit():
+            return int(str(value).split("-")[0])
+    return 6817
+
+
+def slurmctld_metrics_jobs(cluster: Cluster) -> list[dict[str, Any]]:
+    """A job per endpoint of slurmctld (MetricsType=metrics/openmetrics); none where the release has none."""
+    if not metrics_enabled(cluster):
+        return []
+    targets = [cluster.controller_vip] if cluster.controller_vip else list(cluster.controllers)
+    jobs = []
+    for endpoint in SLURMCTLD_ENDPOINTS:
+        job = _job(f"slurmctld_{endpoint}", [(targets, {})], slurmctld_port(cluster))
+        if job:
+            jobs.append({**job, "metrics_path": f"/metrics/{endpoint}", "metric_relabel_configs": SLURMCTLD_RENAME})
+    return jobs
+
+
 def scrape_configs(
     cluster: Cluster, monitoring_hosts: Sequence[str], ports: Mapping[str, int], dcgm: bool, haproxy: bool = False
 ) -> list[dict[str, Any]]:
@@ -67,6 +98,7 @@ def scrape_configs(
         _job("haproxy", [(cluster.login, {})] if haproxy else [], port["haproxy"]),
         _job("prometheus", [(monitoring_hosts, {})], port["prometheus"]),
         _job("alertmanager", [(monitoring_hosts, {})], port["alertmanager"]),
+        *slurmctld_metrics_jobs(cluster),
     ]
     return [job for job in jobs if job]
 
@@ -79,7 +111,7 @@ def federation_scrape_configs(
     jobs: dict[str, dict[str, Any]] = {}
     seen: set[tuple[str, str]] = set()
     for pod, cluster in pods.items():
-        own = {f"{host}:" for host in (*cluster.controllers, *cluster.compute, *cluster.login)}
+        own = {f"{host}:" for host in (*cluster.controllers, *cluster.compute, *cluster.login, cluster.controller_vip)}
         for job in scrape_configs(cluster, monitoring_hosts, ports, dcgm, haproxy):
             merged = jobs.setdefault(job["job_name"], {**job, "static_configs": []})
             for group in job["static_configs"]:

@@ -45,6 +45,8 @@ FEATURES: dict[str, str] = {
     "three_release_window": "24.11",
     # topology.yaml, several topologies at once, read before topology.conf
     "topology_yaml": "25.05",
+    # slurmctld's own OpenMetrics endpoints (MetricsType=metrics/openmetrics, GET /metrics/... on its port)
+    "openmetrics": "25.11",
     # gres.conf AutoDetect=full (try every method)
     "autodetect_full": "26.05",
 }

@@ -107,6 +107,7 @@ def default_settings(cluster: Cluster) -> dict[str, Any]:
         "PreemptMode": list(scheduling.preempt_mode),
         "PreemptExemptTime": scheduling.preempt_exempt_time or None,
         "JobSubmitPlugins": "lua" if cluster.job_submit.enabled else None,
+        "MetricsType": "metrics/openmetrics" if metrics_enabled(cluster) else None,
         "TopologyPlugin": topology_plugin(cluster) or None,
         # Accepted by every release in scope (22.05 to 26.05 keep TopologyParam=Dragonfly).
         "TopologyParam": "Dragonfly" if cluster.fabric.dragonfly and cluster.fabric.topology == "tree" else None,
@@ -247,6 +248,11 @@ def health_check_config(cluster: Cluster) -> dict[str, Any]:
 def mail_program(cluster: Cluster) -> str:
     """MailProg: mailx when there is a relay, else the stand-in."""
     return MAIL_PROGRAM if cluster.mail.enabled else NO_MAIL_PROGRAM
+
+
+def metrics_enabled(cluster: Cluster) -> bool:
+    """slurmctld serves its OpenMetrics endpoints: asked for (the default) and the release has them."""
+    return cluster.slurm_metrics and cluster.release.has("openmetrics")
 
 
 def job_submit_config(cluster: Cluster) -> dict[str, Any]:

@@ -723,6 +723,20 @@ def check_slurm_config(cluster: Cluster) -> list[str]:
     return errors
 
 
+def check_slurm_metrics(cluster: Cluster) -> list[str]:
+    """slurmctld turns its metrics off when PrivateData is set (they would show what PrivateData hides)."""
+    if not (cluster.slurm_metrics and cluster.release.has("openmetrics")):
+        return []
+    if any(key.lower() == "privatedata" for key, _ in cluster.slurm_config):
+        return [
+            "cluster_slurm_metrics: slurmctld serves no metrics while PrivateData is set (cluster_slurm_config."
+            "PrivateData); set cluster_slurm_metrics: false, or drop PrivateData"
+        ]
+    if any(key.lower() == "metricstype" for key, _ in cluster.slurm_config):
+        return ["cluster_slurm_config.MetricsType: written by the model; set cluster_slurm_metrics instead"]
+    return []
+
+
 def check_fabric(cluster: Cluster) -> list[str]:
     fabric = cluster.fabric
     errors: list[str] = []
@@ -879,6 +893,7 @@ RULES: tuple[Rule, ...] = (
     check_health_check,
     check_mail,
     check_slurm_config,
+    check_slurm_metrics,
     check_fabric,
 )
 

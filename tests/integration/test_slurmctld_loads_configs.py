@@ -155,6 +155,18 @@ def _check_cluster(cluster: Cluster, readback: Readback, directory: Path) -> int
     for key in ("AccountingStorageType", "AccountingStorageEnforce", "PriorityType", "PriorityWeightTRES"):
         if key in rendered:
             assert reported.get(key) == rendered[key], (key, reported.get(key))
+    # slurmctld's own OpenMetrics endpoints (26.05): each answers, and the node metrics are the designed nodes.
+    if "MetricsType" in rendered:
+        assert reported.get("MetricsType") == "metrics/openmetrics", reported.get("MetricsType")
+        assert "# FAILED" not in readback.metrics, readback.metrics[-3000:]
+        cpus = dict(re.findall(r'^slurm_node_cpus\{node="([^"]+)"\} (\d+)$', readback.metrics, re.M))
+        gpus = dict(re.findall(r'^slurm_node_gpus\{node="([^"]+)"\} (\d+)$', readback.metrics, re.M))
+        designed = {host: nt for nt in cluster.node_types for host in nt.hosts}
+        assert {h: int(c) for h, c in cpus.items()} == {h: nt.cpus for h, nt in designed.items()}
+        assert sum(int(g) for g in gpus.values()) == sum(nt.gpu.count for nt in designed.values() if nt.gpu)
+        assert re.search(r"^slurm_schedule_cycle_cnt \d+$", readback.metrics, re.M), readback.metrics[-2000:]
+    else:
+        assert not (cluster.release.has("openmetrics") and cluster.slurm_metrics), "MetricsType missing"
     tracked = reported["AccountingStorageTRES"].split(",")
     assert set(rendered.get("AccountingStorageTRES", "").split(",")) - {""} <= set(tracked), tracked
 

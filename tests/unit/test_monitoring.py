@@ -78,7 +78,7 @@ def test_prometheus_accepts_the_generated_config_and_the_rules(tmp_path: Path) -
     (tmp_path / "prometheus.yml").write_text(yaml.safe_dump(_config()))
     result = run(tool("promtool"), "check", "config", str(tmp_path / "prometheus.yml"))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "SUCCESS: 13 rules found" in result.stdout + result.stderr
+    assert "SUCCESS: 14 rules found" in result.stdout + result.stderr
     # The instance label is the bare host name: node_exporter, DCGM and Slurm series of one node join on it.
     relabel = _config()["scrape_configs"][0]["relabel_configs"][0]
     host = re.fullmatch(relabel["regex"], "gpu01:9100")
@@ -201,3 +201,35 @@ def test_dashboards_use_only_metrics_the_slurm_exporter_serves() -> None:
     rules = (ROLE / "files" / "rules" / "gpucluster.yml").read_text()
     used |= set(re.findall(r"\b(slurm_\w+)", rules))
     assert used <= served, f"not served by the exporter: {sorted(used - served)}"
+
+
+def test_slurmctlds_own_endpoints_are_scraped_where_the_release_has_them() -> None:
+    """26.05: one job per endpoint at slurmctld's port, series renamed slurmctld_*; 24.11: none; a pair at its VIP."""
+    spec = valid_spec()
+    spec["slurm_release"] = "26.05"
+    jobs = {
+        job["job_name"]: job
+        for job in prometheus_config(build_cluster(spec, valid_groups()), ["mon01"])["scrape_configs"]
+    }
+    ctld = [name for name in jobs if name.startswith("slurmctld_")]
+    assert ctld == ["slurmctld_jobs", "slurmctld_nodes", "slurmctld_partitions", "slurmctld_scheduler"]
+    assert jobs["slurmctld_nodes"]["metrics_path"] == "/metrics/nodes"
+    assert jobs["slurmctld_nodes"]["static_configs"] == [{"targets": ["ctl01:6817"]}]
+    assert jobs["slurmctld_nodes"]["metric_relabel_configs"][0]["replacement"] == "slurmctld_$1"
+    assert not [name for name in (j["job_name"] for j in _config()["scrape_configs"]) if name.startswith("slurmctld")]
+    groups = valid_groups()
+    groups["controllers"].append("ctl02")
+    groups["all"].append("ctl02")
+    pair = prometheus_config(build_cluster(spec, groups), ["mon01"])["scrape_configs"]
+    assert [job["static_configs"] for job in pair if job["job_name"] == "slurmctld_jobs"] == [
+        [{"targets": ["ctl01:6817", "ctl02:6817"]}]
+    ]
+    spec["controller_vip"] = "10.0.0.10"
+    spec["slurm_config"] = {"SlurmctldPort": "6900-6901"}
+    paired = prometheus_config(build_cluster(spec, groups), ["mon01"])["scrape_configs"]
+    assert [job["static_configs"] for job in paired if job["job_name"] == "slurmctld_jobs"] == [
+        [{"targets": ["10.0.0.10:6900"]}]
+    ]
+    spec["slurm_metrics"] = False
+    off = prometheus_config(build_cluster(spec, groups), ["mon01"])["scrape_configs"]
+    assert not [job for job in off if job["job_name"].startswith("slurmctld")]

@@ -283,6 +283,11 @@ CASES: list[tuple[str, Mutation, str]] = [
         _set("job_submit", {"script": "../job_submit.lua"}),
         "cluster_job_submit.script: '../job_submit.lua' climbs out",
     ),
+    (
+        "slurm metrics beside PrivateData",
+        lambda spec, _g: spec.update(slurm_release="26.05", slurm_config={"PrivateData": "jobs"}),
+        "cluster_slurm_metrics: slurmctld serves no metrics while PrivateData is set",
+    ),
     ("mail domain bad", _set("mail", {"relay": "mail", "domain": "ex ample"}), "'ex ample' is no domain name"),
     (
         "health_check program in slurm_config",
