@@ -1094,21 +1094,26 @@ def guide_snippets(text: str) -> tuple[list[str], list[str]]:
 
 def test_every_command_of_the_users_guide_runs_as_it_says(lab: Lab) -> None:
     """The users' guide as the lab installed it: each ```sh block runs as alice, whole, with `bash -euo pipefail`
+    from her login shell
     (a job for later held, released and cancelled; jobs on a named node, elsewhere, with a feature; an
     allocation without a shell, steps with --overlap, sstat, one step cancelled); each inline query command runs
     with its placeholders filled (<job>: a finished job of hers, a pending one for sprio; <partition>: the
     default). Every one exits 0 and the blocks leave no job behind."""
-    ctl = "pilot-ctl01"
-    guide = sh("pilot-gpu01", "cat /usr/local/share/pilot/user-guide.md")
+    # alice logs in where the users' environment is (the lab has no login node: a compute node has it - the guide,
+    # the examples, Lmod), each block a script run by `bash -euo pipefail` from her login shell
+    ctl, login = "pilot-ctl01", "pilot-gpu01"
+    guide = sh(login, "cat /usr/local/share/pilot/user-guide.md")
     blocks, spans = guide_snippets(guide)
     assert len(blocks) >= 3 and len(spans) >= 8, (blocks, spans)
     work = "/home/alice/guide-check"
-    sh(ctl, f"runuser -u alice -- mkdir -p {work}")
+    sh(login, f"runuser -u alice -- mkdir -p {work}")
 
     def as_alice(script: str) -> str:
-        quoted = script.replace("'", "'\\''")
+        sh(login, f"cat > {work}/snippet.sh <<'GUIDE_EOF'\n{script}\nGUIDE_EOF\nchown alice: {work}/snippet.sh")
         return sh(
-            ctl, f"cd {work} && runuser -u alice -- bash -euo pipefail -c '{quoted}' 2>&1; echo rc=$?", timeout=300
+            login,
+            f"runuser -l alice -c 'cd {work} && bash -euo pipefail snippet.sh' 2>&1; echo rc=$?",
+            timeout=300,
         )
 
     for block in blocks:
