@@ -1099,6 +1099,8 @@ def test_every_command_of_the_users_guide_runs_as_it_says(lab: Lab) -> None:
     allocation without a shell, steps with --overlap, sstat, one step cancelled); each inline query command runs
     with its placeholders filled (<job>: a finished job of hers, a pending one for sprio; <partition>: the
     default). Every one exits 0 and the blocks leave no job behind."""
+    if _suite["name"] != "trixie":
+        pytest.skip("the guide is checked on Debian 13, whose pilot has every module its block loads (NCCL included)")
     # alice logs in where the users' environment is (the lab has no login node: a compute node has it - the guide,
     # the examples, Lmod), each block a script run by `bash -euo pipefail` from her login shell
     ctl, login = "pilot-ctl01", "pilot-gpu01"
