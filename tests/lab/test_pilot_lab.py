@@ -940,7 +940,7 @@ def test_scheduling_policies_hold_as_designed(lab: Lab) -> None:
         r"PreemptType\s+= preempt/qos",
         r"PreemptMode\s+= GANG,SUSPEND",
         r"JobSubmitPlugins\s+= lua",
-        r"PriorityWeightTRES\s+= CPU=1,GRES/gpu=16",
+        r"PriorityWeightTRES\s+= CPU=1.0,GRES/gpu=16.0",
         r"PreemptExemptTime\s+= 00:00:20",
     ):
         assert re.search(line, config), (line, config)
@@ -1040,9 +1040,17 @@ def test_scheduling_policies_hold_as_designed(lab: Lab) -> None:
         wait_for("the suspended job to resume after the high job", lambda: state(standby) == "RUNNING", timeout=90)
         assert sacct_state(high) == "COMPLETED"
     finally:
+        # the pilot's own settings back, once the drill's jobs are gone (sacctmgr keeps an association with jobs)
         if jobs:
             sh(ctl, f"scancel {' '.join(jobs)}", check=False)
+            wait_for(
+                "the drill's jobs to leave the queue",
+                lambda: sh(ctl, f"squeue --noheader --jobs={','.join(jobs)}", check=False) == "",
+                timeout=120,
+            )
         back = policy_run()
+        if back.returncode != 0:
+            print(f"restoring the pilot's settings failed:\n{failures(back.stdout)}")
     assert back.returncode == 0, failures(back.stdout)
     config = sh(ctl, "scontrol show config")
     assert re.search(r"PreemptType\s+= preempt/partition_prio", config) and not re.search(
