@@ -187,6 +187,16 @@ class JobSubmit:
 
 
 @dataclass(frozen=True, slots=True)
+class JobTmpfs:
+    """A private /tmp and /dev/shm per job (job_container/tmpfs, namespace/tmpfs from 25.11), under base_path on the
+    node's local disk, removed with the job."""
+
+    enabled: bool = False
+    base_path: str = "/var/tmp/slurm-jobs"
+    dirs: tuple[str, ...] = ("/tmp", "/dev/shm")
+
+
+@dataclass(frozen=True, slots=True)
 class Mount:
     """A file system the node health check expects mounted, with the free space it must keep."""
 
@@ -252,6 +262,7 @@ class Cluster:
     accounting_tres: tuple[str, ...] = ()
     job_scripts: JobScripts = field(default_factory=JobScripts)
     job_submit: JobSubmit = field(default_factory=JobSubmit)
+    job_tmpfs: JobTmpfs = field(default_factory=JobTmpfs)
     health_check: HealthCheck = field(default_factory=HealthCheck)
     mail: Mail = field(default_factory=Mail)
     rest_api: RestApi = field(default_factory=RestApi)

@@ -22,6 +22,7 @@ from .cluster_types import (
     InventoryError,
     JobScripts,
     JobSubmit,
+    JobTmpfs,
     Mail,
     Mount,
     NodeType,
@@ -252,6 +253,7 @@ PREEMPT_KEYS = keys("cluster_scheduling.preempt")
 ACCOUNTING_KEYS = keys("cluster_accounting")
 JOB_SCRIPT_KEYS = keys("cluster_job_scripts")
 JOB_SUBMIT_KEYS = keys("cluster_job_submit")
+JOB_TMPFS_KEYS = keys("cluster_job_tmpfs")
 HEALTH_CHECK_KEYS = keys("cluster_health_check")
 MOUNT_KEYS = keys("cluster_health_check.mounts[]")
 MAIL_KEYS = keys("cluster_mail")
@@ -368,6 +370,7 @@ def _read_cluster(reader: _Reader, spec: Mapping[str, Any], groups: Mapping[str,
         accounting_tres=reader.strings(accounting, "tres", "cluster_accounting"),
         job_scripts=_read_job_scripts(reader, spec.get("job_scripts")),
         job_submit=_read_job_submit(reader, spec.get("job_submit"), partitions, node_types),
+        job_tmpfs=_read_job_tmpfs(reader, spec.get("job_tmpfs")),
         health_check=_read_health_check(reader, spec.get("health_check")),
         mail=_read_mail(reader, spec.get("mail")),
         rest_api=_read_rest_api(reader, spec.get("rest_api")),
@@ -699,6 +702,18 @@ def _read_job_submit(
         gpu_partition=reader.string(data, "gpu_partition", where) or fallback,
         cpu_partition=reader.string(data, "cpu_partition", where),
         max_time=reader.time(data, "max_time", where),
+    )
+
+
+def _read_job_tmpfs(reader: _Reader, raw: Any) -> JobTmpfs:
+    where = "cluster_job_tmpfs"
+    data = reader.mapping(raw, where)
+    reader.unknown_keys(data, JOB_TMPFS_KEYS, where)
+    defaults = JobTmpfs()
+    return JobTmpfs(
+        enabled=reader.boolean(data, "enabled", where),
+        base_path=reader.string(data, "base_path", where) or defaults.base_path,
+        dirs=reader.strings(data, "dirs", where) or defaults.dirs,
     )
 
 

@@ -45,6 +45,10 @@ FEATURES: dict[str, str] = {
     "three_release_window": "24.11",
     # topology.yaml, several topologies at once, read before topology.conf
     "topology_yaml": "25.05",
+    # job_container.conf Dirs= (the private directories; /tmp and /dev/shm before)
+    "job_container_dirs": "23.02",
+    # the job_container plugins became namespace plugins: NamespaceType=namespace/tmpfs (job_container.conf kept)
+    "namespace_plugins": "25.11",
     # slurmctld's own OpenMetrics endpoints (MetricsType=metrics/openmetrics, GET /metrics/... on its port)
     "openmetrics": "25.11",
     # gres.conf AutoDetect=full (try every method)

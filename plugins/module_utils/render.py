@@ -10,6 +10,7 @@ from .model import build_cluster, build_pods
 from .slurmconf import (
     gres_lines,
     health_check_config,
+    job_container_lines,
     job_script_files,
     job_submit_config,
     mail_config,
@@ -20,6 +21,9 @@ from .topology import topology_conf, topology_yaml
 from .values import unsafe_lines
 
 TOPOLOGY_FILES = ("topology.conf", "topology.yaml")
+# Files a setting of the model may drop: one left over would be read again (a stale topology.conf is overridden by
+# topology.yaml from 25.05; a stale job_container.conf is only read with the plugin, but is removed all the same).
+OPTIONAL_FILES = (*TOPOLOGY_FILES, "job_container.conf")
 
 
 def cluster_config(cluster: Cluster) -> dict[str, Any]:
@@ -38,6 +42,8 @@ def cluster_config(cluster: Cluster) -> dict[str, Any]:
     files = ["slurm.conf", "gres.conf"]
     files += ["topology.conf"] if topology_conf_lines else []
     files += ["topology.yaml"] if topology_yaml_data else []
+    job_container = job_container_lines(cluster)
+    files += ["job_container.conf"] if job_container else []
     return {
         "name": cluster.name,
         "federation": cluster.federation,
@@ -54,7 +60,8 @@ def cluster_config(cluster: Cluster) -> dict[str, Any]:
         # The files this release reads, and the topology file it must not find (topology.yaml wins over
         # topology.conf from 25.05, so a stale one would override the new one).
         "files": files,
-        "stale_files": [name for name in TOPOLOGY_FILES if name not in files],
+        "job_container_conf": job_container,
+        "stale_files": [name for name in OPTIONAL_FILES if name not in files],
         "summary": {
             "nodes": len(cluster.compute),
             "gpus": sum(len(nt.hosts) * nt.gpu.count for nt in cluster.gpu_node_types if nt.gpu),

@@ -56,6 +56,7 @@ SECTIONS: tuple[Section, ...] = (
                 "`{}`",
                 "JobSubmitPlugins=lua: `cluster_job_submit`",
             ),
+            Key("job_tmpfs", "mapping", "`{}`", "a private /tmp and /dev/shm per job: `cluster_job_tmpfs`"),
             Key("health_check", "mapping", "`{}`", "the node health program: `cluster_health_check`"),
             Key("mail", "mapping", "`{}`", "job mail through the site's relay: `cluster_mail`"),
             Key("rest_api", "mapping", "`{}`", "slurmrestd with JSON Web Tokens: `cluster_rest_api`"),
@@ -202,6 +203,14 @@ SECTIONS: tuple[Section, ...] = (
             ),
             Key("cpu_partition", "name", NONE, "gpu-policy: where a job without GPUs naming no partition goes"),
             Key("max_time", "time", NONE, "gpu-policy: a longer time limit is lowered to this"),
+        ),
+    ),
+    Section(
+        "cluster_job_tmpfs",
+        (
+            Key("enabled", "boolean", "`false`", "each job gets its own /tmp and /dev/shm, removed with it"),
+            Key("base_path", "path", "`/var/tmp/slurm-jobs`", "where they live on the node's local disk"),
+            Key("dirs", "list", "`[/tmp, /dev/shm]`", "the private directories (Slurm 23.02 and later)"),
         ),
     ),
     Section(

@@ -211,8 +211,25 @@ def _script_settings(cluster: Cluster) -> dict[str, Any]:
             settings[key] = script_program(directory)
     settings["TaskProlog"] = scripts.task_prolog or None
     settings["TaskEpilog"] = scripts.task_epilog or None
-    settings["PrologFlags"] = list(scripts.prolog_flags) or None
+    flags = list(scripts.prolog_flags)
+    if cluster.job_tmpfs.enabled:
+        # the plugins build the job's namespace in the extern step, which Contain makes (and Contain implies Alloc)
+        flags += [] if any(flag.lower() == "contain" for flag in flags) else ["Contain"]
+        plugin = "NamespaceType" if cluster.release.has("namespace_plugins") else "JobContainerType"
+        settings[plugin] = "namespace/tmpfs" if plugin == "NamespaceType" else "job_container/tmpfs"
+    settings["PrologFlags"] = flags or None
     return settings
+
+
+def job_container_lines(cluster: Cluster) -> list[str]:
+    """job_container.conf of the tmpfs plugin (both names read it); empty when jobs share the node's /tmp."""
+    tmpfs = cluster.job_tmpfs
+    if not tmpfs.enabled:
+        return []
+    lines = ["AutoBasePath=true", f"BasePath={tmpfs.base_path}"]
+    if cluster.release.has("job_container_dirs"):
+        lines.append(f"Dirs={','.join(tmpfs.dirs)}")
+    return lines
 
 
 def _health_settings(cluster: Cluster) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 
 import netaddr
 
-from .cluster_types import Cluster, NodeType, Switch
+from .cluster_types import Cluster, JobTmpfs, NodeType, Switch
 from .hostlist import fold, padding_collisions
 from .releases import AUTODETECT_FEATURES, Release, autodetect_allowed
 from .slurm_keys import key_error, plugin_errors
@@ -650,6 +650,35 @@ def check_job_submit(cluster: Cluster) -> list[str]:
     return errors
 
 
+def check_job_tmpfs(cluster: Cluster) -> list[str]:
+    """cluster_job_tmpfs: absolute paths, the base outside the private directories, Dirs only where Slurm reads it."""
+    tmpfs = cluster.job_tmpfs
+    where = "cluster_job_tmpfs"
+    if not tmpfs.enabled:
+        return []
+    errors = [
+        f"{where}.{key}: '{path}' is not an absolute path"
+        for key, paths in (("base_path", (tmpfs.base_path,)), ("dirs", tmpfs.dirs))
+        for path in paths
+        if not path.startswith("/") or any(c in path for c in " ,=")
+    ]
+    inside = [d for d in tmpfs.dirs if tmpfs.base_path == d or tmpfs.base_path.startswith(d.rstrip("/") + "/")]
+    if inside:
+        errors.append(
+            f"{where}.base_path: {tmpfs.base_path} is inside {', '.join(inside)}, which each job gets a private copy "
+            "of; put it elsewhere on the node's local disk (e.g. /var/tmp/slurm-jobs)"
+        )
+    if tuple(tmpfs.dirs) != JobTmpfs().dirs and not cluster.release.has("job_container_dirs"):
+        errors.append(
+            f"{where}.dirs: Slurm {cluster.release} makes /tmp and /dev/shm private and reads no other list (Dirs= "
+            f"needs {cluster.release.introducing('job_container_dirs')}); leave dirs out"
+        )
+    for key, _value in cluster.slurm_config:
+        if key.lower() in ("jobcontainertype", "namespacetype"):
+            errors.append(f"cluster_slurm_config.{key}: written by the model; set {where}.enabled instead")
+    return errors
+
+
 def check_health_check(cluster: Cluster) -> list[str]:
     errors = []
     health = cluster.health_check
@@ -890,6 +919,7 @@ RULES: tuple[Rule, ...] = (
     check_scheduling,
     check_job_scripts,
     check_job_submit,
+    check_job_tmpfs,
     check_health_check,
     check_mail,
     check_slurm_config,

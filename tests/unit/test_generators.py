@@ -246,14 +246,14 @@ def test_every_compute_host_is_in_the_stanzas() -> None:
 def test_files_follow_the_release() -> None:
     conf = render()
     assert conf["files"] == ["slurm.conf", "gres.conf", "topology.conf"]
-    assert conf["stale_files"] == ["topology.yaml"]
+    assert conf["stale_files"] == ["topology.yaml", "job_container.conf"]
     spec = valid_spec()
     spec["slurm_release"] = "26.05"
     conf = render(spec)
     assert conf["files"] == ["slurm.conf", "gres.conf", "topology.yaml"]
-    assert conf["stale_files"] == ["topology.conf"]
+    assert conf["stale_files"] == ["topology.conf", "job_container.conf"]
     spec["fabric"] = {}
-    assert render(spec)["stale_files"] == ["topology.conf", "topology.yaml"]
+    assert render(spec)["stale_files"] == ["topology.conf", "topology.yaml", "job_container.conf"]
 
 
 def test_job_scripts_in_list_order_on_the_hosts_that_run_them() -> None:

@@ -50,3 +50,31 @@ def test_the_inventory_names_the_partitions_and_a_site_file_has_no_settings() ->
     site = config({"script": "/srv/slurm/job_submit.lua"})
     assert site["job_submit"] == {"enabled": True, "sample": "", "file": "/srv/slurm/job_submit.lua", "settings": ""}
     assert "JobSubmitPlugins=lua" in slurm_conf(site)
+
+
+def tmpfs_config(release: str, **settings: object) -> dict[str, object]:
+    spec = valid_spec()
+    spec["slurm_release"] = release
+    spec["job_tmpfs"] = {"enabled": True, **settings}
+    return cluster_config(build_cluster(spec, valid_groups()))
+
+
+def test_a_private_tmp_per_job_follows_the_release() -> None:
+    """job_container/tmpfs to 25.05, namespace/tmpfs from 25.11, both reading job_container.conf; Contain added."""
+    old = tmpfs_config("22.05")
+    assert "JobContainerType=job_container/tmpfs" in slurm_conf(old)
+    assert "PrologFlags=Contain" in slurm_conf(old)
+    assert old["job_container_conf"] == ["AutoBasePath=true", "BasePath=/var/tmp/slurm-jobs"]
+    assert "job_container.conf" in old["files"]  # type: ignore[operator]
+    current = tmpfs_config("24.11", dirs=["/tmp", "/dev/shm", "/scratch/local"])
+    assert current["job_container_conf"] == [
+        "AutoBasePath=true",
+        "BasePath=/var/tmp/slurm-jobs",
+        "Dirs=/tmp,/dev/shm,/scratch/local",
+    ]
+    new = tmpfs_config("26.05")
+    assert "NamespaceType=namespace/tmpfs" in slurm_conf(new)
+    assert not [line for line in slurm_conf(new) if line.startswith("JobContainerType")]
+    off = config({})
+    assert "job_container.conf" in off["stale_files"]  # type: ignore[operator]
+    assert not [line for line in slurm_conf(off) if line.startswith(("JobContainerType", "NamespaceType"))]

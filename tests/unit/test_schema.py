@@ -32,6 +32,7 @@ PLACES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "cluster_accounting": lambda spec: spec["accounting"],
     "cluster_job_scripts": lambda spec: spec.setdefault("job_scripts", {}),
     "cluster_job_submit": lambda spec: spec.setdefault("job_submit", {"script": "gpu-policy"}),
+    "cluster_job_tmpfs": lambda spec: spec.setdefault("job_tmpfs", {}),
     "cluster_health_check": lambda spec: spec.setdefault("health_check", {}),
     "cluster_health_check.mounts[]": lambda spec: spec.setdefault("health_check", {"mounts": [{"path": "/home"}]})[
         "mounts"

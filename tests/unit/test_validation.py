@@ -288,6 +288,21 @@ CASES: list[tuple[str, Mutation, str]] = [
         lambda spec, _g: spec.update(slurm_release="26.05", slurm_config={"PrivateData": "jobs"}),
         "cluster_slurm_metrics: slurmctld serves no metrics while PrivateData is set",
     ),
+    (
+        "job tmpfs base inside tmp",
+        _set("job_tmpfs", {"enabled": True, "base_path": "/tmp/jobs"}),
+        "cluster_job_tmpfs.base_path: /tmp/jobs is inside /tmp",
+    ),
+    (
+        "job tmpfs dirs on 22.05",
+        lambda spec, _g: spec.update(slurm_release="22.05", job_tmpfs={"enabled": True, "dirs": ["/tmp"]}),
+        "cluster_job_tmpfs.dirs: Slurm 22.05 makes /tmp and /dev/shm private",
+    ),
+    (
+        "job tmpfs relative dir",
+        _set("job_tmpfs", {"enabled": True, "dirs": ["tmp"]}),
+        "cluster_job_tmpfs.dirs: 'tmp' is not an absolute path",
+    ),
     ("mail domain bad", _set("mail", {"relay": "mail", "domain": "ex ample"}), "'ex ample' is no domain name"),
     (
         "health_check program in slurm_config",
