@@ -975,20 +975,28 @@ def test_scheduling_policies_hold_as_designed(lab: Lab) -> None:
         usage = [submit("alice", f"-A teama {whole}", "sleep 10"), submit("bob", f"-A teamb {whole}", "sleep 10")]
         wait_for("both usage jobs to end", lambda: not any(state(job) for job in usage), timeout=120)
 
+        # (Fair Tree: sshare's FairShare is the users' factor; the accounts' rows show their LevelFS)
+        seen = {"rows": ""}
+
         def ranked() -> dict[str, float] | None:
-            rows = sh(
-                ctl, "sshare --noheader --parsable2 --accounts=teama,teamb --format=Account,User,RawUsage,FairShare"
+            seen["rows"] = rows = sh(
+                ctl,
+                "sshare --noheader --parsable2 --accounts=teama,teamb --users=alice,bob "
+                "--format=Account,User,RawUsage,FairShare",
             )
             found: dict[str, tuple[int, float]] = {}
             for row in rows.splitlines():
                 account, user, raw, fairshare = row.split("|")
-                if account.strip() in ("teama", "teamb") and not user:
-                    found[account.strip()] = (int(raw or 0), float(fairshare or 0))
+                if (account.strip(), user) in (("teama", "alice"), ("teamb", "bob")):
+                    found[user] = (int(raw or 0), float(fairshare or 0))
             if len(found) < 2 or not all(raw > 0 for raw, _ in found.values()):
                 return None
-            return {a: f for a, (_, f) in found.items()} if found["teamb"][1] > found["teama"][1] else None
+            return {u: f for u, (_, f) in found.items()} if found["bob"][1] > found["alice"][1] else None
 
-        shares = wait_for("sshare to rank teamb above teama after equal usage", ranked, timeout=150)
+        try:
+            shares = wait_for("sshare to rank bob (teamb) above alice (teama) after equal usage", ranked, timeout=150)
+        except AssertionError as error:
+            raise AssertionError(f"{error}\n{seen['rows']}") from None
         holder = submit("root", "--partition=gpu --nodes=2 --exclusive --time=5")
         wait_for("root's job holding both nodes", lambda: state(holder) == "RUNNING", timeout=60)
         queued = [
