@@ -1003,14 +1003,12 @@ def test_scheduling_policies_hold_as_designed(lab: Lab) -> None:
             submit(user, f"-A {account} {whole}", "sleep 15")
             for user, account in (("alice", "teama"), ("bob", "teamb"), ("alice", "teama"), ("bob", "teamb"))
         ]
-        priority = dict(
-            line.split()
-            for line in sh(ctl, f"sprio --noheader --format='%i %Y' --jobs {','.join(queued)}").splitlines()
-        )
-        assert min(int(priority[j]) for j in queued[1::2]) > max(int(priority[j]) for j in queued[::2]), (
-            priority,
-            shares,
-        )
+        # the queue as slurmctld ranks it (squeue's %Q), and sprio's factors of every pending job for the record
+        listed = sh(ctl, f"squeue --noheader --format='%i %Q %T %r' --jobs={','.join(queued)}")
+        print(f"\nqueued (job, priority, state, reason):\n{listed}\n{sh(ctl, 'sprio --long', check=False)}")
+        priority = {row.split()[0]: int(row.split()[1]) for row in listed.splitlines()}
+        assert set(priority) == set(queued), listed
+        assert min(priority[j] for j in queued[1::2]) > max(priority[j] for j in queued[::2]), (listed, shares)
         sh(ctl, f"scancel {holder}")
         wait_for("teamb's two jobs to start", lambda: all(state(j) == "RUNNING" for j in queued[1::2]), timeout=90)
         assert [state(j) for j in queued[::2]] == ["PENDING", "PENDING"], "a teama job started before teamb's"
