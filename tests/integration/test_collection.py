@@ -195,12 +195,7 @@ def test_roles_playbooks_and_filters_run_by_fqcn_from_the_installed_copy(install
         cwd=site,
         env=env,
     )
-    assert sorted(path.name for path in out.iterdir()) == [
-        "gres.conf",
-        "job_container.conf",
-        "slurm.conf",
-        "topology.conf",
-    ]
+    assert sorted(path.name for path in out.iterdir()) == ["gres.conf", "slurm.conf", "topology.conf"]
     assert "ClusterName=" in (out / "slurm.conf").read_text()
     # the installed copy ran, not the repository's
     listed = run(str(BIN / "ansible-galaxy"), "collection", "list", "gpucluster.cluster", cwd=site, env=env).stdout

@@ -22,7 +22,7 @@ def test_render_is_idempotent_and_check_mode_clean(tmp_path: Path) -> None:
     out = tmp_path / "pilot"
     first = render_inventory(ROOT / "inventories" / "pilot", out)
     assert first.returncode == 0, first.stdout + first.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["gres.conf", "job_container.conf", "slurm.conf", "topology.conf"]
+    assert sorted(p.name for p in out.iterdir()) == ["gres.conf", "slurm.conf", "topology.conf"]
     assert _recap(first.stdout)["changed"] >= 1
     second = render_inventory(ROOT / "inventories" / "pilot", out)
     assert _recap(second.stdout)["changed"] == 0, second.stdout
@@ -33,7 +33,7 @@ def test_switching_to_a_yaml_release_removes_topology_conf(tmp_path: Path) -> No
     assert render_inventory(ROOT / "inventories" / "pilot", out).returncode == 0
     result = render_inventory(ROOT / "inventories" / "pilot", out, release="26.05")
     assert result.returncode == 0, result.stdout
-    assert sorted(p.name for p in out.iterdir()) == ["gres.conf", "job_container.conf", "slurm.conf", "topology.yaml"]
+    assert sorted(p.name for p in out.iterdir()) == ["gres.conf", "slurm.conf", "topology.yaml"]
     topologies = yaml.safe_load((out / "topology.yaml").read_text())
     assert [t["topology"] for t in topologies] == ["fabric"]
 

@@ -1065,32 +1065,6 @@ def test_scheduling_policies_hold_as_designed(lab: Lab) -> None:
     assert sh(ctl, "test -e /etc/slurm/job_submit.lua; echo $?") == "1"
 
 
-TMP_JOB = """#!/bin/bash
-echo $SLURM_JOB_ID > /tmp/mark
-echo $SLURM_JOB_ID > /dev/shm/mark
-sleep 8
-cat /tmp/mark /dev/shm/mark
-"""
-
-
-def test_each_job_has_its_own_tmp(lab: Lab) -> None:
-    """cluster_job_tmpfs: two of alice's jobs on one node at once each write their id to /tmp/mark and /dev/shm/mark
-    and read back their own; afterwards neither file is on the node and the jobs' directories under the base path are
-    gone. On Debian 13 only (its pilot turns the plugin on)."""
-    if _suite["name"] != "trixie":
-        pytest.skip("Debian 13's pilot gives each job its own /tmp (cluster_job_tmpfs); Debian 12's shares it")
-    ctl, node = "pilot-ctl01", "pilot-gpu01"
-    assert "job_container/tmpfs" in sh(ctl, "scontrol show config | grep -i JobContainerType")
-    sh(ctl, f"cat > /home/alice/tmp-job.sh <<'EOF'\n{TMP_JOB}EOF\nchown alice: /home/alice/tmp-job.sh")
-    submit = f"sbatch --parsable --wait -w {node} --mem=100M --gres=gpu:h100:1 --time=2 --output=tmp-%j.out tmp-job.sh"
-    ran = sh(ctl, f"cd /home/alice && runuser -u alice -- bash -c '{submit} & {submit} & wait'").split()
-    assert len(ran) == 2 and all(job.isdigit() for job in ran), ran
-    for job in ran:
-        assert sh(ctl, f"cat /home/alice/tmp-{job}.out").split() == [job, job]
-    assert sh(node, "ls /tmp/mark /dev/shm/mark 2>&1; true").count("No such file") == 2
-    assert sh(node, "ls -A /var/tmp/slurm-jobs | grep -E '^[0-9]+$' || true") == ""
-
-
 MODULES_JOB = """#!/bin/bash
 module load cuda nccl python
 module --terse list 2>&1
