@@ -1035,7 +1035,9 @@ def test_scheduling_policies_hold_as_designed(lab: Lab) -> None:
             )
         wait_for("the high job running on both nodes", lambda: state(high) == "RUNNING", timeout=120)
         assert state(standby) == "SUSPENDED"
-        assert sacct_state(spot) == "PREEMPTED" and state(spot) in ("", "COMPLETING")
+        # (the accounting record follows the job by a moment)
+        wait_for("spot's record to say PREEMPTED", lambda: sacct_state(spot) == "PREEMPTED", timeout=60)
+        assert state(spot) in ("", "COMPLETING")
         assert int(job_field(ctl, batch, "Restarts") or 0) >= 1 and state(batch) in (
             "PENDING",
             "REQUEUED",
@@ -1044,7 +1046,7 @@ def test_scheduling_policies_hold_as_designed(lab: Lab) -> None:
         ran = sh(ctl, f"sacct --noheader --parsable2 --allocations --format=ElapsedRaw --jobs {spot}")
         assert int(ran) >= 20, f"spot ran {ran} s before preemption; PreemptExemptTime is 20 s"
         wait_for("the suspended job to resume after the high job", lambda: state(standby) == "RUNNING", timeout=90)
-        assert sacct_state(high) == "COMPLETED"
+        wait_for("the high job's record to say COMPLETED", lambda: sacct_state(high) == "COMPLETED", timeout=60)
     finally:
         # the pilot's own settings back, once the drill's jobs are gone (sacctmgr keeps an association with jobs)
         if jobs:
