@@ -959,7 +959,7 @@ def test_scheduling_policies_hold_as_designed(lab: Lab) -> None:
         return sh(ctl, f"squeue --noheader --format=%T --job {job}", check=False)
 
     def sacct_state(job: str) -> str:
-        return sh(ctl, f"sacct --noheader --parsable2 --allocations --format=State --jobs {job}").split()[0]
+        return (sh(ctl, f"sacct --noheader --parsable2 --allocations --format=State --jobs {job}").split() or [""])[0]
 
     try:
         # job_submit.lua (gpu-policy)
