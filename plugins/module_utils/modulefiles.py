@@ -44,7 +44,9 @@ def _key(version: str) -> tuple[int, ...]:
 
 
 def _lua(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A Lua string literal of ``text`` (a newline in a path of the inventory stays inside the string)."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+    return f'"{escaped}"'
 
 
 def _module(name: str, version: str, description: str, lines: Sequence[str], family: str = "") -> dict[str, str]:
@@ -79,24 +81,20 @@ def _cuda(packages: Packages) -> list[dict[str, str]]:
                 ],
                 family="cuda",
             )
-    toolkit = _version(packages, "nvidia-cuda-toolkit", 2)
-    if toolkit and toolkit not in modules:
-        modules[toolkit] = _module(
-            "cuda",
-            toolkit,
-            f"CUDA {toolkit} toolkit (Debian's packages: nvcc and the libraries in /usr)",
-            [f'setenv("CUDA_VERSION", {_lua(toolkit)})'],
-            family="cuda",
-        )
-    for package in packages:
-        runtime = _version(packages, package, 2) if _CUDA_RUNTIME.match(package) else ""
-        if runtime and runtime not in modules:
-            modules[runtime] = _module(
-                "cuda",
-                runtime,
-                f"CUDA {runtime} runtime library ({package}; no toolkit, no nvcc)",
-                [f'setenv("CUDA_VERSION", {_lua(runtime)})'],
-                family="cuda",
+    # Debian's toolkit, then the runtime alone: in /usr, so the module only names the version (a toolkit's module of
+    # the same version wins)
+    plain = [
+        (_version(packages, "nvidia-cuda-toolkit", 2), "toolkit (Debian's packages: nvcc and the libraries in /usr)")
+    ]
+    plain += [
+        (_version(packages, package, 2), f"runtime library ({package}; no toolkit, no nvcc)")
+        for package in packages
+        if _CUDA_RUNTIME.match(package)
+    ]
+    for version, what in plain:
+        if version and version not in modules:
+            modules[version] = _module(
+                "cuda", version, f"CUDA {version} {what}", [f'setenv("CUDA_VERSION", {_lua(version)})'], family="cuda"
             )
     return list(modules.values())
 

@@ -35,14 +35,15 @@ def cluster_config(cluster: Cluster) -> dict[str, Any]:
     topology_conf_lines = [] if uses_yaml else topology_conf(cluster)
     topology_yaml_data = topology_yaml(cluster) if uses_yaml else []
     sections = dict(slurm_conf_sections(cluster))
+    job_container = job_container_lines(cluster)
     unsafe = unsafe_lines("slurm.conf", (line for lines in sections.values() for line in lines))
     unsafe += unsafe_lines("gres.conf", gres) + unsafe_lines("topology.conf", topology_conf_lines)
+    unsafe += unsafe_lines("job_container.conf", job_container)
     if unsafe:
         raise InventoryError(unsafe)
     files = ["slurm.conf", "gres.conf"]
     files += ["topology.conf"] if topology_conf_lines else []
     files += ["topology.yaml"] if topology_yaml_data else []
-    job_container = job_container_lines(cluster)
     files += ["job_container.conf"] if job_container else []
     return {
         "name": cluster.name,

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
+import pytest
+from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError, JobTmpfs
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_cluster
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import cluster_config
 
@@ -78,3 +83,11 @@ def test_a_private_tmp_per_job_follows_the_release() -> None:
     off = config({})
     assert "job_container.conf" in off["stale_files"]  # type: ignore[operator]
     assert not [line for line in slurm_conf(off) if line.startswith(("JobContainerType", "NamespaceType"))]
+
+
+def test_the_writer_refuses_a_job_container_line_with_a_newline() -> None:
+    """The validation refuses such a value first; the writer's own guard covers job_container.conf as well."""
+    cluster = build_cluster(valid_spec(), valid_groups())
+    bad = dataclasses.replace(cluster, job_tmpfs=JobTmpfs(enabled=True, base_path="/var/tmp/x\nBasePath=/"))
+    with pytest.raises(InventoryError, match=re.escape("job_container.conf: refusing to write")):
+        cluster_config(bad)

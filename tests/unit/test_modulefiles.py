@@ -75,3 +75,9 @@ def test_the_debian_toolkit_names_its_version_only() -> None:
     found = by_path(modulefiles(packages(nvidia_cuda_toolkit="12.4.131~12.4.1-1", libcudart12="12.4.127~12.4.1-2")))
     assert list(found) == ["cuda/12.4.lua"]
     assert "Debian's packages: nvcc and the libraries in /usr" in found["cuda/12.4.lua"]
+
+
+def test_a_python_path_with_a_newline_stays_inside_its_lua_string() -> None:
+    text = modulefiles(packages(python3="3.13.5-1"), python='/apps/py"\nos.execute("x")/bin/python')[0]["text"]
+    assert 'prepend_path("PATH", "/apps/py\\"\\nos.execute(\\"x\\")/bin")' in text
+    assert "\nos.execute" not in text
