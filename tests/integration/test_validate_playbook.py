@@ -170,6 +170,22 @@ def test_a_run_limited_to_one_host_is_validated_all_the_same(tmp_path: Path) -> 
     assert "unreachable=1" not in out and "UNREACHABLE" not in out
 
 
+def test_a_boolean_over_facts_does_not_stop_the_validation_of_a_limited_run(tmp_path: Path) -> None:
+    """A role's boolean written as a template over facts (`gpu_nccl: "{{ ansible_facts[...] != 'bookworm' }}"` in
+    group_vars/compute) cannot be resolved before facts are gathered: the validation, run in the name of the one
+    limited compute host, leaves it to the role and still reports the inventory's real problems."""
+    inventory = broken(tmp_path, "cluster_partitions", [{"name": "gpu", "node_types": ["a100"]}], "pilot")
+    compute = inventory / "group_vars" / "compute.yml"
+    facts = "gpu_nccl: \"{{ ansible_facts['distribution_release'] != 'bookworm' }}\"\n"
+    compute.write_text(compute.read_text(encoding="utf-8") + facts, encoding="utf-8")
+    result = playbook(inventory, "site.yml", "--limit", "pilot-gpu01")
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert "node type 'a100' is not declared in cluster_node_types" in out, out[-3000:]
+    assert "distribution_release" not in out, out[-3000:]
+    assert "unreachable=1" not in out and "UNREACHABLE" not in out
+
+
 @pytest.mark.parametrize(("name", "named"), [("site.yml", "the site playbook (pilot.yml)"), ("scale.yml", "scale.yml")])
 def test_a_removal_list_is_refused_where_every_compute_host_is_deployed(name: str, named: str) -> None:
     """cluster_removed_nodes belongs to remove-node.yml: the playbooks that deploy every compute host refuse it

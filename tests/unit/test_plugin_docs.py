@@ -1,6 +1,6 @@
 """Every plugin of the collection is documented where `ansible-doc` reads it: each filter by its sidecar file
 (plugins/filter/<name>.yml, written from the filter's signature and docstring by scripts/filter_docs.py, never
-drifted), each module by its DOCUMENTATION."""
+drifted), each module and lookup by its DOCUMENTATION."""
 
 from __future__ import annotations
 
@@ -33,12 +33,12 @@ def test_filter_documentation_matches_the_filters() -> None:
     assert result.returncode == 0, result.stdout
 
 
-@pytest.mark.parametrize("kind", ["filter", "module"])
+@pytest.mark.parametrize("kind", ["filter", "module", "lookup"])
 def test_no_plugin_is_undocumented(kind: str) -> None:
     listing = ansible_doc("-t", kind, "-l", "gpucluster.cluster")
     assert listing.returncode == 0, listing.stderr
     names = [line.split()[0] for line in listing.stdout.splitlines() if line.startswith("gpucluster.cluster.")]
-    assert len(names) >= (40 if kind == "filter" else 5), listing.stdout
+    assert len(names) >= {"filter": 40, "module": 5, "lookup": 1}[kind], listing.stdout
     assert [line for line in listing.stdout.splitlines() if "UNDOCUMENTED" in line] == []
     # each one renders whole: its description, options and (filters) the return value and an example
     shown = json.loads(ansible_doc("-t", kind, "--json", *names).stdout)
