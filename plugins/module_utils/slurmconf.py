@@ -45,6 +45,9 @@ PRIORITY_WEIGHT_KEYS = {
 # slurmctld's state directory unless cluster_slurm_config sets StateSaveLocation (one shared directory under
 # Pacemaker; the roles that create, share, move or back it up read it through state_save_location()).
 STATE_SAVE_LOCATION = "/var/spool/slurmctld"
+# srun's and salloc's listening ports: a known range, so that a host firewall can open it (plugins/module_utils/
+# firewall.py); Slurm's own default is any port
+SRUN_PORT_RANGE = "60001-63000"
 
 
 def state_save_location(slurm_config: Mapping[str, Any] | None) -> str:
@@ -80,6 +83,7 @@ def default_settings(cluster: Cluster) -> dict[str, Any]:
         "AuthType": "auth/munge",
         "SlurmctldPort": 6817,
         "SlurmdPort": 6818,
+        "SrunPortRange": SRUN_PORT_RANGE,
         "StateSaveLocation": STATE_SAVE_LOCATION,
         "SlurmdSpoolDir": "/var/spool/slurmd",
         "SlurmctldLogFile": "/var/log/slurm/slurmctld.log",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import secrets as secrets_module
+import shlex
 import subprocess
 import time
 import tomllib
@@ -490,6 +491,70 @@ def test_defaults_an_admin_relies_on(lab: Lab) -> None:
     time.sleep(3)
     log = docker_exec(ctl, "tail", "-n", "200", "/var/log/slurm/slurmctld.log")
     assert "glob" not in log and "Include failed" not in log, log[-2000:]
+
+
+# A connect scan in a few lines: each (host, port) probed at once; "open" (connected), "refused" (let through, no
+# listener) or "filtered" (dropped: no answer in time).
+SCAN = """
+import concurrent.futures, json, socket, sys
+def probe(target):
+    with socket.socket() as s:
+        s.settimeout(3)
+        try:
+            s.connect((target[0], target[1]))
+            return "open"
+        except socket.timeout:
+            return "filtered"
+        except ConnectionRefusedError:
+            return "refused"
+targets = json.loads(sys.argv[1])
+with concurrent.futures.ThreadPoolExecutor(len(targets)) as pool:
+    print(json.dumps(list(pool.map(probe, targets))))
+"""
+
+
+def listening(host: str) -> set[int]:
+    """The TCP ports the host listens on beyond its loopback."""
+    ports = set()
+    for line in sh(host, "ss -ltnH").splitlines():
+        address, _, port = line.split()[3].rpartition(":")
+        if not address.startswith(("127.", "[::1]", "[::ffff:127.")):
+            ports.add(int(port))
+    return ports
+
+
+def scan(source: str, targets: list[tuple[str, int]]) -> dict[tuple[str, int], str]:
+    found = json.loads(sh(source, f"python3 -c {shlex.quote(SCAN)} {shlex.quote(json.dumps(targets))}", timeout=60))
+    return dict(zip(targets, found, strict=True))
+
+
+def test_the_firewall_opens_exactly_the_designed_ports(lab: Lab) -> None:
+    """firewall_enabled (molecule/pilot: administrators from 192.0.2.0/24, no lab host): every TCP port any pilot
+    host listens on, probed from a compute node and from the login node, answers exactly where docs/ports.md says;
+    the rest is dropped (no answer), not refused. Two ports the firewall lets through where nothing listens (srun's
+    range on the login node, NFS on the storage host: the lab serves no NFS) are refused, not dropped."""
+    ctl, dbd, gpu1, gpu2 = "pilot-ctl01", "pilot-dbd01", "pilot-gpu01", "pilot-gpu02"
+    ports = {host: listening(host) for host in (ctl, dbd, gpu1, gpu2)}
+    assert {6817, 6820, 22} <= ports[ctl] and {6819, 9090} <= ports[dbd] and 6818 in ports[gpu1], ports
+    designed = {
+        # from a compute node: the login node's SSH and slurmctld, slurmdbd, every port of another compute node
+        gpu2: {ctl: {22, 6817}, dbd: {6819}, gpu1: ports[gpu1]},
+        # from the login node (also the controller): slurmdbd, slurmd and SSH on the compute nodes
+        ctl: {dbd: {6819}, gpu1: {22, 6818}, gpu2: {22, 6818}},
+    }
+    let_through = {gpu2: [(ctl, 60001), (dbd, 2049)], ctl: [(gpu1, 60001), (dbd, 2049)]}
+    for source, hosts in designed.items():
+        targets = [(host, port) for host in hosts for port in sorted(ports[host])] + let_through[source]
+        found = scan(source, targets)
+        answered = {target for target, state in found.items() if state == "open"}
+        expected = {(host, port) for host, open_ports in hosts.items() for port in open_ports}
+        assert answered == expected, f"from {source}: open {sorted(answered)}, designed {sorted(expected)}"
+        assert {
+            state for target, state in found.items() if target not in expected and target not in let_through[source]
+        } <= {"filtered"}, (source, found)
+        assert [found[target] for target in let_through[source]] == ["refused", "refused"], (source, found)
+    table = sh(gpu1, "nft list table inet gpucluster")
+    assert "policy drop" in table and "@compute4" in table, table
 
 
 def test_job_mail_is_queued_for_the_inventorys_relay(lab: Lab) -> None:

@@ -1,0 +1,75 @@
+"""Filters that turn the inventory into each host's firewall (nftables), through the cluster model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import netaddr
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.firewall import (
+    errors,
+    host_roles,
+    locks_out,
+    openings,
+    ruleset,
+    services,
+    source_networks,
+)
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import pods_or_raise
+
+
+def _address(variables: Mapping[str, Any]) -> str:
+    """The host's ansible_host where it is an IP address, else its default IPv4 address fact (as /etc/hosts)."""
+    given = str(variables.get("ansible_host") or "")
+    if given and (netaddr.valid_ipv4(given) or netaddr.valid_ipv6(given)):
+        return given
+    default = variables.get("ansible_default_ipv4") or {}
+    return str(default.get("address") or "") if isinstance(default, Mapping) else ""
+
+
+def firewall_ruleset(
+    spec: Mapping[str, Any],
+    host: str,
+    groups: Mapping[str, Sequence[str]],
+    hostvars: Mapping[str, Any],
+    settings: Mapping[str, Any],
+) -> str:
+    """The nftables table of one host: what its roles (inventory groups) open, to the hosts that need it.
+    settings: admin_networks (CIDRs; anywhere when empty), ports (exporter -> port), dcgm, grafana, login_pool,
+    login_pool_ssh_port, ssh_port. Every inventory host needs an address (ansible_host or gathered facts)."""
+    pods = pods_or_raise(spec, groups)
+    cluster = next((pod for pod in pods.values() if host in pod.controllers + pod.compute + pod.login), None)
+    cluster = cluster or next(iter(pods.values()))
+    addresses = {name: _address(hostvars[name]) for name in groups.get("all", ())}
+    missing = sorted(name for name, address in addresses.items() if not address)
+    if missing:
+        raise AnsibleFilterError(
+            f"no address for {', '.join(missing)}: no gathered facts and no ansible_host; the firewall opens ports to "
+            "every host by address. Run without --limit once, or set ansible_host"
+        )
+    role_settings = {**settings, "pacemaker": bool(cluster.controller_vip)}
+    found = openings(host_roles(host, groups), services(cluster, role_settings))
+    networks = source_networks(groups, addresses, list(settings.get("admin_networks") or []))
+    return ruleset(found, networks)
+
+
+def firewall_errors(admin_networks: Any) -> list[str]:
+    """What is wrong with the firewall's settings (firewall_admin_networks: CIDRs), each naming the variable."""
+    return errors(admin_networks)
+
+
+def firewall_locks_out(admin_networks: Sequence[str], address: str) -> bool:
+    """Whether admins let in from these networks excludes address (the one Ansible connects from)."""
+    return locks_out(admin_networks, address)
+
+
+class FilterModule:
+    """gpucluster.cluster firewall filters."""
+
+    def filters(self) -> dict[str, Callable[..., Any]]:
+        return {
+            "firewall_ruleset": firewall_ruleset,
+            "firewall_errors": firewall_errors,
+            "firewall_locks_out": firewall_locks_out,
+        }

@@ -1,0 +1,321 @@
+"""The host firewall (nftables) and the port table, from one set of data.
+
+Each host opens what the services the inventory puts on it need, to the hosts that need them, and nothing else:
+`openings()` lists them per role of a host, `ruleset()` writes one host's nftables table, `port_table()` the
+documentation's table. A source is a named set of addresses: `cluster` (every inventory host), an inventory
+group (`controllers`, `dbd`, `galera`, `login`, `compute`, `monitoring`), `admins` (firewall_admin_networks:
+anywhere where none is given) or `anyone`.
+
+Compute nodes accept everything from each other: a job's own traffic (NCCL, torchrun's rendezvous, MPI, DeepSpeed's
+ssh launcher) uses ports nobody can list in advance. srun and salloc listen in SrunPortRange, which slurm.conf
+sets so that the range can be opened on the hosts that run them (compute and login nodes, and the controllers
+where users or operators run commands).
+
+The table is the collection's own (`table inet gpucluster`): other tables (a site's own, Docker's) are left as
+they are. Its input chain drops what it does not accept; established connections, loopback and ICMP pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import netaddr
+
+from .cluster_types import Cluster
+from .monitoring import DEFAULT_PORTS
+from .slurmconf import SRUN_PORT_RANGE, merged_settings
+
+TABLE = "gpucluster"
+ROLES = ("controllers", "dbd", "galera", "login", "compute", "storage", "monitoring")
+SOURCES = ("cluster", "controllers", "dbd", "galera", "login", "compute", "monitoring", "admins", "anyone")
+# Galera's replication (and its UDP multicast fallback), incremental and full state transfer
+SRUN_PORTS = SRUN_PORT_RANGE
+GALERA_PORTS = (("tcp", "4567"), ("udp", "4567"), ("tcp", "4568"), ("tcp", "4444"))
+
+
+@dataclass(frozen=True)
+class Opening:
+    service: str
+    protocol: str  # tcp, udp, or vrrp (no port)
+    ports: str  # "6817", "60001-63000"; "" for every port (compute from compute) or no port (vrrp)
+    sources: tuple[str, ...]
+    why: str
+
+
+@dataclass(frozen=True)
+class Services:
+    """What the inventory runs, as the firewall needs it."""
+
+    slurmctld_ports: str = "6817"
+    slurmd_port: int = 6818
+    dbd_port: int = 6819
+    srun_ports: str = SRUN_PORTS
+    rest_api_port: int = 0  # 0: no slurmrestd
+    ssh_port: int = 22
+    ports: Mapping[str, int] = field(default_factory=dict)  # exporters, Prometheus, Alertmanager, Grafana
+    dcgm: bool = False
+    grafana: bool = True
+    pacemaker: bool = False  # the controllers are a Pacemaker pair
+    login_pool: bool = False  # the login nodes share a VIP (keepalived, HAProxy)
+    login_pool_ssh_port: int = 22
+
+
+def _port(services: Services, name: str) -> str:
+    defaults = {**DEFAULT_PORTS, "grafana": 3000}
+    return str(services.ports.get(name, defaults[name]))
+
+
+def _every_host(services: Services) -> list[Opening]:
+    return [
+        Opening("ssh", "tcp", str(services.ssh_port), ("admins",), "administration"),
+        Opening("node_exporter", "tcp", _port(services, "node"), ("monitoring",), "Prometheus scrapes every host"),
+    ]
+
+
+def _controllers(services: Services) -> list[Opening]:
+    found = [
+        Opening("slurmctld", "tcp", services.slurmctld_ports, ("cluster",), "slurmd, client commands, slurmdbd"),
+        Opening("srun", "tcp", services.srun_ports, ("cluster",), "srun/salloc of operators (SrunPortRange)"),
+        Opening("slurm_exporter", "tcp", _port(services, "slurm"), ("monitoring",), "Prometheus"),
+    ]
+    if services.rest_api_port:
+        found.append(
+            Opening("slurmrestd", "tcp", str(services.rest_api_port), ("login", "admins"), "the REST API with JWT")
+        )
+    if services.pacemaker:
+        found += [
+            Opening("corosync", "udp", "5405", ("controllers",), "Corosync between the pair"),
+            Opening("pcsd", "tcp", "2224", ("controllers",), "pcs between the pair"),
+        ]
+    return found
+
+
+def _dbd(services: Services) -> list[Opening]:
+    return [
+        Opening("slurmdbd", "tcp", str(services.dbd_port), ("cluster",), "slurmctld, sacct and sacctmgr anywhere"),
+        Opening("mariadb", "tcp", "3306", ("dbd",), "slurmdbd"),
+        Opening("mysqld_exporter", "tcp", _port(services, "mysqld"), ("monitoring",), "Prometheus"),
+    ]
+
+
+def _galera(services: Services) -> list[Opening]:
+    found = [Opening("mariadb", "tcp", "3306", ("dbd", "galera"), "slurmdbd and Galera's donors")]
+    found += [
+        Opening("galera", protocol, port, ("galera",), "replication and state transfer")
+        for protocol, port in GALERA_PORTS
+    ]
+    return found
+
+
+def _login(services: Services) -> list[Opening]:
+    found = [
+        Opening("ssh", "tcp", str(services.ssh_port), ("anyone",), "users log in"),
+        Opening("srun", "tcp", services.srun_ports, ("cluster",), "srun/salloc of users (SrunPortRange)"),
+    ]
+    if services.login_pool:
+        if services.login_pool_ssh_port != services.ssh_port:
+            found.append(Opening("haproxy", "tcp", str(services.login_pool_ssh_port), ("anyone",), "the login VIP"))
+        found += [
+            Opening("vrrp", "vrrp", "", ("login",), "keepalived between the login nodes"),
+            Opening("haproxy_exporter", "tcp", _port(services, "haproxy"), ("monitoring",), "Prometheus"),
+        ]
+    return found
+
+
+def _compute(services: Services) -> list[Opening]:
+    found = [
+        Opening("slurmd", "tcp", str(services.slurmd_port), ("cluster",), "slurmctld, srun, other slurmd"),
+        Opening("srun", "tcp", services.srun_ports, ("cluster",), "srun in batch scripts (SrunPortRange)"),
+        Opening("jobs", "any", "", ("compute",), "a job's own traffic between its nodes (NCCL, MPI, torchrun)"),
+        Opening("ssh", "tcp", str(services.ssh_port), ("login",), "users reach the nodes of their jobs"),
+    ]
+    if services.dcgm:
+        found.append(Opening("dcgm_exporter", "tcp", _port(services, "dcgm"), ("monitoring",), "Prometheus"))
+    return found
+
+
+def _storage(services: Services) -> list[Opening]:
+    return [Opening("nfs", "tcp", "2049", ("cluster",), "NFSv4 clients")]
+
+
+def _monitoring(services: Services) -> list[Opening]:
+    found = [
+        Opening("prometheus", "tcp", _port(services, "prometheus"), ("admins", "monitoring"), "queries"),
+        Opening("alertmanager", "tcp", _port(services, "alertmanager"), ("admins", "monitoring"), "Prometheus"),
+    ]
+    if services.grafana:
+        found.append(Opening("grafana", "tcp", _port(services, "grafana"), ("admins",), "dashboards"))
+    return found
+
+
+BY_ROLE = {
+    "controllers": _controllers,
+    "dbd": _dbd,
+    "galera": _galera,
+    "login": _login,
+    "compute": _compute,
+    "storage": _storage,
+    "monitoring": _monitoring,
+}
+
+
+def openings(roles: Iterable[str], services: Services) -> list[Opening]:
+    """What a host with these roles opens, each (service, protocol, ports) once with the union of its sources."""
+    found = _every_host(services)
+    for role in ROLES:
+        if role in roles:
+            found += BY_ROLE[role](services)
+    merged: dict[tuple[str, str, str], Opening] = {}
+    for opening in found:
+        key = (opening.service, opening.protocol, opening.ports)
+        if key in merged:
+            before = merged[key]
+            sources = tuple(dict.fromkeys(before.sources + opening.sources))
+            if "anyone" in sources:
+                sources = ("anyone",)
+            merged[key] = Opening(before.service, before.protocol, before.ports, sources, before.why)
+        else:
+            merged[key] = opening
+    return list(merged.values())
+
+
+def host_roles(host: str, groups: Mapping[str, Sequence[str]]) -> list[str]:
+    return [role for role in ROLES if host in groups.get(role, ())]
+
+
+def _set_name(source: str, family: int) -> str:
+    return f"{source}{family}"
+
+
+def _rule(opening: Opening, sources: Mapping[str, Sequence[netaddr.IPNetwork]]) -> list[str]:
+    comment = f'comment "{opening.service}: {opening.why}"'
+    if opening.protocol == "vrrp":
+        match = "ip protocol vrrp"
+        match6 = "ip6 nexthdr vrrp"
+    elif opening.protocol == "any":
+        match = match6 = ""
+    else:
+        match = match6 = f"{opening.protocol} dport {opening.ports}"
+    if "anyone" in opening.sources:
+        return [" ".join(part for part in (match, "accept", comment) if part)]
+    lines = []
+    for source in opening.sources:
+        for family, keyword, proto_match in ((4, "ip", match), (6, "ip6", match6)):
+            if any(network.version == family for network in sources.get(source, ())):
+                parts = [f"{keyword} saddr @{_set_name(source, family)}", proto_match, "accept", comment]
+                lines.append(" ".join(part for part in parts if part))
+    return lines
+
+
+def source_networks(
+    groups: Mapping[str, Sequence[str]], addresses: Mapping[str, str], admin_networks: Sequence[str]
+) -> dict[str, list[netaddr.IPNetwork]]:
+    """Each source's addresses: a group's hosts' (host routes), the admins' networks (anywhere when none)."""
+    found: dict[str, list[netaddr.IPNetwork]] = {}
+    for source in SOURCES:
+        if source == "anyone":
+            continue
+        if source == "admins":
+            networks = admin_networks or ["0.0.0.0/0", "::/0"]
+            found[source] = netaddr.cidr_merge([netaddr.IPNetwork(network) for network in networks])
+            continue
+        hosts = groups.get("all", ()) if source == "cluster" else groups.get(source, ())
+        found[source] = netaddr.cidr_merge([netaddr.IPNetwork(addresses[host]) for host in hosts if host in addresses])
+    return found
+
+
+def ruleset(host_openings: Sequence[Opening], sources: Mapping[str, Sequence[netaddr.IPNetwork]]) -> str:
+    """The host's table, applied in one transaction by `nft -f` (created, emptied, filled: never half there)."""
+    lines = [
+        "#!/usr/sbin/nft -f",
+        "# Written by gpucluster (the firewall role): this host's openings, from the inventory.",
+        f"table inet {TABLE}",
+        f"delete table inet {TABLE}",
+        f"table inet {TABLE} {{",
+    ]
+    for source in SOURCES:
+        for family, kind in ((4, "ipv4_addr"), (6, "ipv6_addr")):
+            networks = [str(network) for network in sources.get(source, ()) if network.version == family]
+            if not networks:
+                continue
+            lines += [f"  set {_set_name(source, family)} {{", f"    type {kind}", "    flags interval"]
+            lines += [f"    elements = {{ {', '.join(networks)} }}", "  }"]
+    lines += [
+        "  chain input {",
+        "    type filter hook input priority filter; policy drop;",
+        "    ct state established,related accept",
+        "    ct state invalid drop",
+        '    iifname "lo" accept',
+        "    meta l4proto { icmp, ipv6-icmp } accept",
+    ]
+    for opening in host_openings:
+        lines += [f"    {line}" for line in _rule(opening, sources)]
+    lines += ["  }", "}", ""]
+    return "\n".join(lines)
+
+
+def port_table(services: Services) -> list[str]:
+    """The documentation's table: per role of a host, what it opens and to whom (markdown rows)."""
+    rows = ["| host's role | service | protocol | port | from | why |", "|---|---|---|---|---|---|"]
+    rows += [_row("every host", opening) for opening in _every_host(services)]
+    for role in ROLES:
+        rows += [_row(role, opening) for opening in BY_ROLE[role](services)]
+    return rows
+
+
+def _row(role: str, opening: Opening) -> str:
+    port = opening.ports or ("every port" if opening.protocol == "any" else "-")
+    sources = ", ".join(opening.sources)
+    return f"| {role} | {opening.service} | {opening.protocol} | {port} | {sources} | {opening.why} |"
+
+
+def _setting(settings: Mapping[str, object], key: str, default: str) -> str:
+    for name, value in settings.items():
+        if name.lower() == key.lower() and value not in (None, ""):
+            return str(value)
+    return default
+
+
+def services(cluster: Cluster, roles: Mapping[str, object]) -> Services:
+    """The ports of the cluster's slurm.conf (cluster_slurm_config included) and of the roles' settings: ports
+    (exporter -> port), dcgm, grafana, pacemaker, login_pool, login_pool_ssh_port, ssh_port."""
+    settings = merged_settings(cluster)
+    ports = roles.get("ports")
+    return Services(
+        slurmctld_ports=_setting(settings, "SlurmctldPort", "6817"),
+        slurmd_port=int(_setting(settings, "SlurmdPort", "6818")),
+        dbd_port=int(_setting(settings, "AccountingStoragePort", "6819")),
+        srun_ports=_setting(settings, "SrunPortRange", SRUN_PORTS),
+        rest_api_port=cluster.rest_api.port if cluster.rest_api.enabled else 0,
+        ssh_port=int(str(roles.get("ssh_port") or 22)),
+        ports={str(name): int(str(port)) for name, port in ports.items()} if isinstance(ports, Mapping) else {},
+        dcgm=bool(roles.get("dcgm")),
+        grafana=bool(roles.get("grafana", True)),
+        pacemaker=bool(roles.get("pacemaker")),
+        login_pool=bool(roles.get("login_pool")),
+        login_pool_ssh_port=int(str(roles.get("login_pool_ssh_port") or 22)),
+    )
+
+
+def errors(admin_networks: object) -> list[str]:
+    """What is wrong with the firewall's settings, each naming the variable and the fix."""
+    if not isinstance(admin_networks, list):
+        return [f"firewall_admin_networks: {admin_networks!r} is not a list; give CIDRs, e.g. [10.0.0.0/24]"]
+    found = []
+    for network in admin_networks:
+        try:
+            netaddr.IPNetwork(str(network))
+        except (netaddr.AddrFormatError, ValueError, TypeError):
+            found.append(
+                f"firewall_admin_networks: {network!r} is not an address or a network; write it as a CIDR, "
+                "e.g. 10.0.0.0/24 or 2001:db8::/64"
+            )
+    return found
+
+
+def locks_out(admin_networks: Sequence[str], address: str) -> bool:
+    """Whether a firewall that lets admins in from these networks would shut out a connection from address."""
+    if not admin_networks or not (netaddr.valid_ipv4(address) or netaddr.valid_ipv6(address)):
+        return False
+    return not any(netaddr.IPAddress(address) in netaddr.IPNetwork(str(network)) for network in admin_networks)
