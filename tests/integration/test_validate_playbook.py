@@ -140,7 +140,8 @@ def test_federation_move_refuses_an_inventory_without_a_federation_before_any_ho
     ("name", "left_out", "advice"),
     [
         ("upgrade-slurm.yml", "pilot-ctl01,pilot-dbd01", "--limit 'dbd:controllers:<the hosts you meant>'"),
-        ("scale.yml", "pilot-ctl01", "--limit 'controllers:<the hosts you meant>'"),
+        # (with the host firewall on, as in the sample: every host's table gains the new nodes' addresses)
+        ("scale.yml", "pilot-ctl01,pilot-dbd01,pilot-gpu[02-16],pilot-login01,pilot-nfs01", "without --limit"),
         ("remove-node.yml", "pilot-ctl01,pilot-gpu16", "--limit 'controllers:pilot-gpu16:<the hosts you meant>'"),
         ("upgrade-production.yml", "pilot-ctl01,pilot-dbd01,pilot-gpu[02-16]", "without --limit"),
     ],
@@ -168,6 +169,15 @@ def test_a_run_limited_to_one_host_is_validated_all_the_same(tmp_path: Path) -> 
     assert result.returncode != 0
     assert "node type 'a100' is not declared in cluster_node_types" in out, out[-3000:]
     assert "unreachable=1" not in out and "UNREACHABLE" not in out
+
+
+def test_scale_without_the_firewall_needs_only_the_controllers_in_its_limit() -> None:
+    result = playbook(
+        ROOT / "inventories" / "pilot", "scale.yml", "--limit", "pilot-gpu01", "-e", "firewall_enabled=false"
+    )
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert "it leaves out pilot-ctl01. Run it with --limit 'controllers:<the hosts you meant>'" in out, out[-3000:]
 
 
 def test_a_boolean_over_facts_does_not_stop_the_validation_of_a_limited_run(tmp_path: Path) -> None:

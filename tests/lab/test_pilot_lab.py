@@ -1110,7 +1110,12 @@ def test_scheduling_policies_hold_as_designed(lab: Lab) -> None:
         )
         ran = sh(ctl, f"sacct --noheader --parsable2 --allocations --format=ElapsedRaw --jobs {spot}")
         assert int(ran) >= 20, f"spot ran {ran} s before preemption; PreemptExemptTime is 20 s"
-        wait_for("the suspended job to resume after the high job", lambda: state(standby) == "RUNNING", timeout=90)
+        # resumed once the high job is done, it runs to its end (which may come before this line: its record says it)
+        wait_for(
+            "the suspended job to resume and complete after the high job",
+            lambda: sacct_state(standby) == "COMPLETED",
+            timeout=120,
+        )
         wait_for("the high job's record to say COMPLETED", lambda: sacct_state(high) == "COMPLETED", timeout=60)
     finally:
         # the pilot's own settings back, once the drill's jobs are gone (sacctmgr keeps an association with jobs)
