@@ -35,6 +35,12 @@ def answers_errors(answers: Mapping[str, Any]) -> list[str]:
         )
     if not str(answers.get("new_inventory_dir", "")).strip():
         errors.append("new_inventory_dir: give the directory to write")
+    errors += [
+        f"new_inventory_admin_networks: {network!r} is not an address or a network; give CIDRs separated by commas, "
+        "e.g. 10.1.0.0/24,192.0.2.7"
+        for network in admin_networks(answers)
+        if not _is_network(network)
+    ]
     network = str(answers.get("new_inventory_network", "")).strip()
     if network:
         try:
@@ -52,3 +58,16 @@ def answers_errors(answers: Mapping[str, Any]) -> list[str]:
                 f"nodes .{FIRST_NODE} on ({needed} with the broadcast address): give a larger network"
             )
     return errors
+
+
+def admin_networks(answers: Mapping[str, Any]) -> list[str]:
+    """The administrators' networks of the answers (comma-separated): the host firewall is on where there are any."""
+    return [part.strip() for part in str(answers.get("new_inventory_admin_networks") or "").split(",") if part.strip()]
+
+
+def _is_network(text: str) -> bool:
+    try:
+        netaddr.IPNetwork(text)
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        return False
+    return True

@@ -21,6 +21,7 @@ ANSWERS = {
     "new_inventory_threads_per_core": "1",
     "new_inventory_memory_mb": "500000",
     "new_inventory_network": "10.2.0.0/24",
+    "new_inventory_admin_networks": "10.2.0.0/28, 192.0.2.7",
 }
 
 
@@ -40,6 +41,9 @@ def test_the_answers_make_an_inventory_that_validates_and_renders(tmp_path: Path
     assert len(nodes) == 24 and nodes["llm-gpu01"] == {"ansible_host": "10.2.0.101"}
     assert hosts["controllers"]["hosts"] == {"llm-ctl01": {"ansible_host": "10.2.0.10"}}
     assert (site / "group_vars" / "all" / "vault.yml.example").exists()
+    # the host firewall on, with the administrators' networks of the answer
+    firewall = yaml.safe_load((site / "group_vars" / "all" / "firewall.yml").read_text())
+    assert firewall == {"firewall_enabled": True, "firewall_admin_networks": ["10.2.0.0/28", "192.0.2.7"]}
     # the same validation and rendering every playbook runs, on the written inventory
     assert playbook(site, "validate.yml").returncode == 0
     out = tmp_path / "rendered"
@@ -52,17 +56,24 @@ def test_the_answers_make_an_inventory_that_validates_and_renders(tmp_path: Path
 
 
 def test_without_a_network_the_nodes_are_one_range_reached_by_name(tmp_path: Path) -> None:
-    result = new_inventory(tmp_path / "site", new_inventory_network="", new_inventory_nodes="128")
+    result = new_inventory(
+        tmp_path / "site", new_inventory_network="", new_inventory_nodes="128", new_inventory_admin_networks=""
+    )
     assert result.returncode == 0, result.stdout[-4000:]
+    firewall = yaml.safe_load((tmp_path / "site" / "group_vars" / "all" / "firewall.yml").read_text())
+    assert firewall == {"firewall_enabled": False, "firewall_admin_networks": []}
     hosts = (tmp_path / "site" / "hosts.yml").read_text()
     assert "llm-gpu[001:128]:" in hosts and "ansible_host" not in hosts
 
 
 def test_bad_answers_are_refused_by_name_and_nothing_is_written(tmp_path: Path) -> None:
     site = tmp_path / "site"
-    result = new_inventory(site, new_inventory_nodes="0", new_inventory_cluster_name="Big Cluster")
+    result = new_inventory(
+        site, new_inventory_nodes="0", new_inventory_cluster_name="Big Cluster", new_inventory_admin_networks="admins"
+    )
     out = " ".join(result.stdout.split())
     assert result.returncode != 0
+    assert "new_inventory_admin_networks: 'admins' is not an address or a network" in out
     assert "new_inventory_nodes: '0' is not a whole number of 1 or more" in out
     assert "new_inventory_cluster_name: give lower-case letters" in out
     assert not site.exists()
