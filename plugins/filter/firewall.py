@@ -9,6 +9,8 @@ import netaddr
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.firewall import (
     errors,
+    extra_errors,
+    extra_openings,
     host_roles,
     locks_out,
     openings,
@@ -36,8 +38,9 @@ def firewall_ruleset(
     settings: Mapping[str, Any],
 ) -> str:
     """The nftables table of one host: what its roles (inventory groups) open, to the hosts that need it.
-    settings: admin_networks (CIDRs; anywhere when empty), ports (exporter -> port), dcgm, grafana, login_pool,
-    login_pool_ssh_port, ssh_port. Every inventory host needs an address (ansible_host or gathered facts)."""
+    settings: admin_networks (CIDRs; anywhere when empty), extra_openings (the site's own), ports (exporter ->
+    port), dcgm, grafana, login_pool, login_pool_ssh_port, ssh_port. Every inventory host needs an address
+    (ansible_host or gathered facts)."""
     pods = pods_or_raise(spec, groups)
     cluster = next((pod for pod in pods.values() if host in pod.controllers + pod.compute + pod.login), None)
     cluster = cluster or next(iter(pods.values()))
@@ -50,13 +53,19 @@ def firewall_ruleset(
         )
     role_settings = {**settings, "pacemaker": bool(cluster.controller_vip)}
     found = openings(host_roles(host, groups), services(cluster, role_settings))
-    networks = source_networks(groups, addresses, list(settings.get("admin_networks") or []))
-    return ruleset(found, networks)
+    networks: dict[str, Any] = source_networks(groups, addresses, list(settings.get("admin_networks") or []))
+    extras = list(settings.get("extra_openings") or [])
+    problems = extra_errors(extras, groups)
+    if problems:
+        raise AnsibleFilterError("invalid firewall settings:\n- " + "\n- ".join(problems))
+    site, site_networks = extra_openings(host, groups, extras)
+    return ruleset(found + site, {**networks, **site_networks})
 
 
-def firewall_errors(admin_networks: Any) -> list[str]:
-    """What is wrong with the firewall's settings (firewall_admin_networks: CIDRs), each naming the variable."""
-    return errors(admin_networks)
+def firewall_errors(admin_networks: Any, extra: Any, groups: Mapping[str, Sequence[str]]) -> list[str]:
+    """What is wrong with the firewall's settings (firewall_admin_networks: CIDRs; firewall_extra_openings), each
+    naming the variable."""
+    return errors(admin_networks) + extra_errors(extra, groups)
 
 
 def firewall_locks_out(admin_networks: Sequence[str], address: str) -> bool:

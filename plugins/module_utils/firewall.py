@@ -17,6 +17,7 @@ they are. Its input chain drops what it does not accept; established connections
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -234,9 +235,9 @@ def ruleset(host_openings: Sequence[Opening], sources: Mapping[str, Sequence[net
         f"delete table inet {TABLE}",
         f"table inet {TABLE} {{",
     ]
-    for source in SOURCES:
+    for source in sources:
         for family, kind in ((4, "ipv4_addr"), (6, "ipv6_addr")):
-            networks = [str(network) for network in sources.get(source, ()) if network.version == family]
+            networks = [str(network) for network in sources[source] if network.version == family]
             if not networks:
                 continue
             lines += [f"  set {_set_name(source, family)} {{", f"    type {kind}", "    flags interval"]
@@ -304,9 +305,7 @@ def errors(admin_networks: object) -> list[str]:
         return [f"firewall_admin_networks: {admin_networks!r} is not a list; give CIDRs, e.g. [10.0.0.0/24]"]
     found = []
     for network in admin_networks:
-        try:
-            netaddr.IPNetwork(str(network))
-        except (netaddr.AddrFormatError, ValueError, TypeError):
+        if not _is_network(str(network)):
             found.append(
                 f"firewall_admin_networks: {network!r} is not an address or a network; write it as a CIDR, "
                 "e.g. 10.0.0.0/24 or 2001:db8::/64"
@@ -319,3 +318,86 @@ def locks_out(admin_networks: Sequence[str], address: str) -> bool:
     if not admin_networks or not (netaddr.valid_ipv4(address) or netaddr.valid_ipv6(address)):
         return False
     return not any(netaddr.IPAddress(address) in netaddr.IPNetwork(str(network)) for network in admin_networks)
+
+
+EXTRA_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+PORTS = re.compile(r"^([0-9]{1,5})(?:-([0-9]{1,5}))?$")
+
+
+def _ports_error(ports: str) -> str:
+    found = PORTS.match(ports)
+    if not found:
+        return "is not a port or a range (6817, 60001-63000)"
+    low, high = int(found.group(1)), int(found.group(2) or found.group(1))
+    if not 1 <= low <= high <= 65535:
+        return "is outside 1-65535 or a range that ends before it starts"
+    return ""
+
+
+def extra_errors(extras: object, groups: Mapping[str, Sequence[str]]) -> list[str]:
+    """What is wrong with firewall_extra_openings, each entry named by its position and name."""
+    if not isinstance(extras, list):
+        return [f"firewall_extra_openings: {extras!r} is not a list of openings"]
+    found: list[str] = []
+    names: set[str] = set()
+    for index, extra in enumerate(extras):
+        where = f"firewall_extra_openings[{index}]"
+        if not isinstance(extra, Mapping):
+            found.append(f"{where}: {extra!r} is not a mapping (name, hosts, protocol, ports, sources, why)")
+            continue
+        name = str(extra.get("name", ""))
+        where += f" ({name})" if name else ""
+        unknown = sorted(set(extra) - {"name", "hosts", "protocol", "ports", "sources", "why"})
+        if unknown:
+            found.append(f"{where}: unknown keys {', '.join(unknown)}; use name, hosts, protocol, ports, sources, why")
+        if not EXTRA_NAME.match(name) or name in names or name in SOURCES:
+            found.append(
+                f"{where}: name {name!r} must be lower-case letters, digits and _, unique, and not a source's name"
+            )
+        names.add(name)
+        hosts = str(extra.get("hosts", ""))
+        if hosts not in groups:
+            found.append(f"{where}: hosts {hosts!r} is not a group of the inventory; name one (compute, login, all)")
+        protocol = str(extra.get("protocol", "tcp"))
+        if protocol not in ("tcp", "udp"):
+            found.append(f"{where}: protocol {protocol!r} is neither tcp nor udp")
+        problem = _ports_error(str(extra.get("ports", "")))
+        if problem:
+            found.append(f"{where}: ports {extra.get('ports')!r} {problem}")
+        sources = extra.get("sources")
+        if not isinstance(sources, list) or not sources:
+            found.append(f"{where}: sources must be a list of CIDRs or of {', '.join(SOURCES)}")
+            continue
+        for source in sources:
+            if str(source) not in SOURCES and not _is_network(str(source)):
+                found.append(f"{where}: source {source!r} is neither a network (CIDR) nor one of {', '.join(SOURCES)}")
+    return found
+
+
+def _is_network(text: str) -> bool:
+    try:
+        netaddr.IPNetwork(text)
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        return False
+    return True
+
+
+def extra_openings(
+    host: str, groups: Mapping[str, Sequence[str]], extras: Sequence[Mapping[str, object]]
+) -> tuple[list[Opening], dict[str, list[netaddr.IPNetwork]]]:
+    """The site's own openings on this host (firewall_extra_openings), and the sets of their networks."""
+    found: list[Opening] = []
+    networks: dict[str, list[netaddr.IPNetwork]] = {}
+    for extra in extras:
+        if host not in groups.get(str(extra["hosts"]), ()):
+            continue
+        name = str(extra["name"])
+        listed = [str(source) for source in extra["sources"]]  # type: ignore[attr-defined]
+        cidrs = [source for source in listed if source not in SOURCES]
+        sources = tuple(source for source in listed if source in SOURCES)
+        if cidrs:
+            networks[f"{name}_nets"] = netaddr.cidr_merge([netaddr.IPNetwork(cidr) for cidr in cidrs])
+            sources += (f"{name}_nets",)
+        why = str(extra.get("why") or "the site's own opening")
+        found.append(Opening(name, str(extra.get("protocol", "tcp")), str(extra["ports"]), sources, why))
+    return found, networks

@@ -86,6 +86,12 @@ def test_sample_production_inventory_passes_every_check() -> None:
             [{"name": "maint", "nodes": "prod-gpu[001-002],login9", "duration": 60, "users": ["root"]}],
             "slurm_reservations[0] (maint): nodes login9 are not compute hosts of the inventory",
         ),
+        ("firewall_admin_networks", ["10.0.0.0/33"], "firewall_admin_networks: '10.0.0.0/33' is not an address"),
+        (
+            "firewall_extra_openings",
+            [{"name": "lnet", "hosts": "gpus", "ports": "988", "sources": ["10.9.0.0/24"]}],
+            "firewall_extra_openings[0] (lnet): hosts 'gpus' is not a group of the inventory",
+        ),
     ],
 )
 def test_broken_setting_is_refused_by_name(tmp_path: Path, name: str, value: object, message: str) -> None:

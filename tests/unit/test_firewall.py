@@ -124,3 +124,44 @@ def test_the_port_table_in_the_docs_is_the_data() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout
+
+
+LNET = {"name": "lnet", "hosts": "compute", "protocol": "tcp", "ports": "988", "sources": ["10.9.0.0/24", "login"]}
+
+
+def test_the_sites_own_openings_go_to_their_group_with_their_networks() -> None:
+    groups = valid_groups()
+    extra, networks = firewall.extra_openings("gpu01", groups, [LNET])
+    assert extra == [Opening("lnet", "tcp", "988", ("login", "lnet_nets"), "the site's own opening")]
+    assert [str(network) for network in networks["lnet_nets"]] == ["10.9.0.0/24"]
+    assert firewall.extra_openings("login01", groups, [LNET]) == ([], {})
+    text = firewall.ruleset(extra, {"login": [netaddr.IPNetwork("10.1.0.3")], **networks})
+    assert "set lnet_nets4 {" in text and "ip saddr @lnet_nets4 tcp dport 988 accept" in text
+    assert "ip saddr @login4 tcp dport 988 accept" in text
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"hosts": "gpus"}, "hosts 'gpus' is not a group of the inventory"),
+        ({"protocol": "sctp"}, "protocol 'sctp' is neither tcp nor udp"),
+        ({"ports": "70000"}, "ports '70000' is outside 1-65535"),
+        ({"ports": "900-800"}, "ports '900-800' is outside 1-65535 or a range that ends before it starts"),
+        ({"ports": "ssh"}, "ports 'ssh' is not a port or a range"),
+        ({"sources": ["servers"]}, "source 'servers' is neither a network (CIDR) nor one of cluster"),
+        ({"sources": []}, "sources must be a list"),
+        ({"name": "compute"}, "name 'compute' must be lower-case letters"),
+        ({"port": "988"}, "unknown keys port"),
+    ],
+)
+def test_a_wrong_site_opening_is_named(change: dict[str, object], message: str) -> None:
+    found = firewall.extra_errors([{**LNET, **change}], valid_groups())
+    assert len(found) == 1 and message in found[0] and found[0].startswith("firewall_extra_openings[0]"), found
+
+
+def test_two_site_openings_need_two_names() -> None:
+    found = firewall.extra_errors([LNET, LNET], valid_groups())
+    assert found == [
+        "firewall_extra_openings[1] (lnet): name 'lnet' must be lower-case letters, digits and _, unique, and not a "
+        "source's name"
+    ]
