@@ -54,6 +54,7 @@ IN_PILOT_LAB = {
     "cluster",
     "common",
     "containers",
+    "firewall",
     "gpu",
     "monitoring",
     "munge",
