@@ -8,11 +8,11 @@ from typing import Any
 import netaddr
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.firewall import (
+    admits,
     errors,
     extra_errors,
     extra_openings,
     host_roles,
-    locks_out,
     openings,
     ruleset,
     services,
@@ -39,8 +39,9 @@ def firewall_ruleset(
 ) -> str:
     """The nftables table of one host: what its roles (inventory groups) open, to the hosts that need it.
     settings: admin_networks (CIDRs; anywhere when empty), extra_openings (the site's own), ports (exporter ->
-    port), dcgm, grafana, login_pool, login_pool_ssh_port, ssh_port. Every inventory host needs an address
-    (ansible_host or gathered facts)."""
+    port), dcgm, grafana, login_pool, login_pool_ssh_port, ssh_port, ansible_client (the address Ansible's SSH
+    comes from: a table that would shut it out is refused). Every inventory host needs an address (ansible_host or
+    gathered facts)."""
     pods = pods_or_raise(spec, groups)
     cluster = next((pod for pod in pods.values() if host in pod.controllers + pod.compute + pod.login), None)
     cluster = cluster or next(iter(pods.values()))
@@ -59,18 +60,20 @@ def firewall_ruleset(
     if problems:
         raise AnsibleFilterError("invalid firewall settings:\n- " + "\n- ".join(problems))
     site, site_networks = extra_openings(host, groups, extras)
-    return ruleset(found + site, {**networks, **site_networks})
+    networks.update(site_networks)
+    client, port = str(settings.get("ansible_client") or ""), int(str(settings.get("ssh_port") or 22))
+    if client and not admits(found + site, networks, client, port):
+        raise AnsibleFilterError(
+            f"{host}: its firewall would not let SSH in from {client}, the address this run reaches it from, and "
+            "Ansible would be locked out; add that address (or its network) to firewall_admin_networks"
+        )
+    return ruleset(found + site, networks)
 
 
 def firewall_errors(admin_networks: Any, extra: Any, groups: Mapping[str, Sequence[str]]) -> list[str]:
     """What is wrong with the firewall's settings (firewall_admin_networks: CIDRs; firewall_extra_openings), each
     naming the variable."""
     return errors(admin_networks) + extra_errors(extra, groups)
-
-
-def firewall_locks_out(admin_networks: Sequence[str], address: str) -> bool:
-    """Whether admins let in from these networks excludes address (the one Ansible connects from)."""
-    return locks_out(admin_networks, address)
 
 
 class FilterModule:
@@ -80,5 +83,4 @@ class FilterModule:
         return {
             "firewall_ruleset": firewall_ruleset,
             "firewall_errors": firewall_errors,
-            "firewall_locks_out": firewall_locks_out,
         }

@@ -313,11 +313,29 @@ def errors(admin_networks: object) -> list[str]:
     return found
 
 
-def locks_out(admin_networks: Sequence[str], address: str) -> bool:
-    """Whether a firewall that lets admins in from these networks would shut out a connection from address."""
-    if not admin_networks or not (netaddr.valid_ipv4(address) or netaddr.valid_ipv6(address)):
-        return False
-    return not any(netaddr.IPAddress(address) in netaddr.IPNetwork(str(network)) for network in admin_networks)
+def admits(
+    host_openings: Sequence[Opening], sources: Mapping[str, Sequence[netaddr.IPNetwork]], address: str, port: int
+) -> bool:
+    """Whether the table lets a TCP connection from address to port in (Ansible's own SSH connection)."""
+    try:
+        client = netaddr.IPAddress(address)
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        return True  # not an address (a local or container connection): nothing to lock out
+    for opening in host_openings:
+        if opening.protocol not in ("tcp", "any") or not _holds(opening.ports, port):
+            continue
+        if "anyone" in opening.sources:
+            return True
+        if any(client in network for source in opening.sources for network in sources.get(source, ())):
+            return True
+    return False
+
+
+def _holds(ports: str, port: int) -> bool:
+    if not ports:
+        return True
+    low, _, high = ports.partition("-")
+    return int(low) <= port <= int(high or low)
 
 
 EXTRA_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")

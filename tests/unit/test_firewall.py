@@ -109,11 +109,18 @@ def test_admin_networks_are_cidrs(networks: object, message: str) -> None:
     assert len(found) == 1 and message in found[0] and found[0].startswith("firewall_admin_networks")
 
 
-def test_a_list_without_ansibles_own_address_would_lock_it_out() -> None:
-    assert firewall.locks_out(["192.0.2.0/24"], "10.0.0.5")
-    assert not firewall.locks_out(["10.0.0.0/24"], "10.0.0.5")
-    assert not firewall.locks_out([], "10.0.0.5")  # anywhere
-    assert not firewall.locks_out(["192.0.2.0/24"], "")  # not over SSH
+def test_a_table_that_would_shut_ansibles_ssh_out_is_known() -> None:
+    groups = valid_groups()
+    addresses = {host: f"10.1.0.{number}" for number, host in enumerate(groups["all"], start=1)}
+    sources = firewall.source_networks(groups, addresses, ["192.0.2.0/24"])
+    compute, login = firewall.openings(["compute"], Services()), firewall.openings(["login"], Services())
+    assert firewall.admits(compute, sources, "192.0.2.9", 22)  # an admin
+    assert firewall.admits(compute, sources, addresses["login01"], 22)  # Ansible on the login node
+    assert not firewall.admits(compute, sources, "10.9.9.9", 22)  # elsewhere
+    assert firewall.admits(login, sources, "10.9.9.9", 22)  # SSH to the login node is anyone's
+    assert firewall.admits(compute, sources, addresses["gpu02"], 22)  # another compute node: every port
+    assert not firewall.admits(firewall.openings(["dbd"], Services()), sources, addresses["gpu02"], 22)
+    assert firewall.admits(compute, sources, "", 22)  # not over SSH (a container, local)
 
 
 def test_the_port_table_in_the_docs_is_the_data() -> None:
