@@ -852,7 +852,8 @@ def test_account_limits_coordinators_and_partitions_hold(lab: Lab) -> None:
         wait_for(
             "the third job's reason to be the account's GPU limit",
             lambda: sh(ctl, f"squeue --noheader --format=%r --job {jobs[2]}") == "AssocGrpGRES",
-            timeout=30,
+            # the reason is set by a scheduling pass: the main scheduler's runs at least once a minute (sched_interval)
+            timeout=90,
         )
         refused = as_user("carol", submit)
         assert "Job violates accounting/QOS policy" in refused and not refused.endswith("rc=0"), refused
