@@ -82,7 +82,13 @@ def _controllers(services: Services) -> list[Opening]:
     ]
     if services.rest_api_port:
         found.append(
-            Opening("slurmrestd", "tcp", str(services.rest_api_port), ("login", "admins"), "the REST API with JWT")
+            Opening(
+                "slurmrestd",
+                "tcp",
+                str(services.rest_api_port),
+                ("cluster", "admins"),
+                "the REST API (JWT): jobs, portals",
+            )
         )
     if services.pacemaker:
         found += [

@@ -531,28 +531,30 @@ def scan(source: str, targets: list[tuple[str, int]]) -> dict[tuple[str, int], s
 def test_the_firewall_opens_exactly_the_designed_ports(lab: Lab) -> None:
     """firewall_enabled (molecule/pilot: administrators from 192.0.2.0/24, no lab host): every TCP port any pilot
     host listens on, probed from a compute node and from the login node, answers exactly where docs/ports.md says;
-    the rest is dropped (no answer), not refused. Two ports the firewall lets through where nothing listens (srun's
-    range on the login node, NFS on the storage host: the lab serves no NFS) are refused, not dropped."""
+    the rest is dropped (no answer), not refused. Ports the firewall lets through where nothing listens (srun's
+    range, NFS - the lab serves none -, SSH on a compute node from the login node: the lab runs no sshd) are
+    refused, not dropped; SSH to the dbd host from either is dropped (administrators only)."""
     ctl, dbd, gpu1, gpu2 = "pilot-ctl01", "pilot-dbd01", "pilot-gpu01", "pilot-gpu02"
     ports = {host: listening(host) for host in (ctl, dbd, gpu1, gpu2)}
-    assert {6817, 6820, 22} <= ports[ctl] and {6819, 9090} <= ports[dbd] and 6818 in ports[gpu1], ports
+    assert {6817, 6820} <= ports[ctl] and {6819, 9090} <= ports[dbd] and 6818 in ports[gpu1], ports
     designed = {
-        # from a compute node: the login node's SSH and slurmctld, slurmdbd, every port of another compute node
-        gpu2: {ctl: {22, 6817}, dbd: {6819}, gpu1: ports[gpu1]},
-        # from the login node (also the controller): slurmdbd, slurmd and SSH on the compute nodes
-        ctl: {dbd: {6819}, gpu1: {22, 6818}, gpu2: {22, 6818}},
+        # from a compute node: slurmctld and the REST API, slurmdbd, every port of another compute node
+        gpu2: {ctl: {6817, 6820}, dbd: {6819}, gpu1: ports[gpu1]},
+        # from the login node (also the controller): slurmdbd, slurmd on the compute nodes
+        ctl: {dbd: {6819}, gpu1: {6818}, gpu2: {6818}},
     }
-    let_through = {gpu2: [(ctl, 60001), (dbd, 2049)], ctl: [(gpu1, 60001), (dbd, 2049)]}
+    let_through = {gpu2: [(ctl, 60001), (dbd, 2049)], ctl: [(gpu1, 60001), (dbd, 2049), (gpu1, 22)]}
+    dropped = [(dbd, 22), (dbd, 3306)]
     for source, hosts in designed.items():
-        targets = [(host, port) for host in hosts for port in sorted(ports[host])] + let_through[source]
-        found = scan(source, targets)
+        listed = [(host, port) for host in hosts for port in sorted(ports[host])]
+        found = scan(source, listed + let_through[source] + dropped)
         answered = {target for target, state in found.items() if state == "open"}
         expected = {(host, port) for host, open_ports in hosts.items() for port in open_ports}
         assert answered == expected, f"from {source}: open {sorted(answered)}, designed {sorted(expected)}"
-        assert {
-            state for target, state in found.items() if target not in expected and target not in let_through[source]
-        } <= {"filtered"}, (source, found)
-        assert [found[target] for target in let_through[source]] == ["refused", "refused"], (source, found)
+        closed = {target: state for target, state in found.items() if target in listed and target not in expected}
+        assert set(closed.values()) <= {"filtered"}, (source, closed)
+        assert [found[target] for target in let_through[source]] == ["refused"] * len(let_through[source]), found
+        assert [found[target] for target in dropped] == ["filtered", "filtered"], (source, found)
     table = sh(gpu1, "nft list table inet gpucluster")
     assert "policy drop" in table and "@compute4" in table, table
 

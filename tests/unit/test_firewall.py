@@ -65,7 +65,7 @@ def test_ports_come_from_slurm_conf_and_the_rest_api() -> None:
     services = firewall.services(build_cluster(spec, valid_groups()), {"ports": {"node": 9200}})
     found = opened(["controllers"], services)
     assert found[("tcp", "6900-6901")] == ("cluster",) and found[("tcp", "40000-40100")] == ("cluster",)
-    assert found[("tcp", "6999")] == ("login", "admins") and found[("tcp", "9200")] == ("monitoring",)
+    assert found[("tcp", "6999")] == ("cluster", "admins") and found[("tcp", "9200")] == ("monitoring",)
 
 
 def test_the_table_holds_each_sources_addresses_and_drops_the_rest() -> None:
