@@ -2,9 +2,9 @@
 controller pair with its BMC and a compute node), on Debian 13 (and 12): `molecule test` with their own network,
 idempotence, check mode and verify by behaviour.
 
-They run apart from tests/lab/test_role_scenarios.py so that the test command puts them in its main stream,
-beside the pilot lab, while the one-host scenarios share the other stream with the production and federation
-labs (scripts/test).
+They run apart from tests/lab/test_role_scenarios.py (their own pytest module, selectable alone); the test command
+runs them after the one-host scenarios, in the stream it shares with the production and federation labs, beside
+the pilot lab (scripts/test).
 """
 
 from __future__ import annotations
