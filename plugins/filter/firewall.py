@@ -52,8 +52,7 @@ def firewall_ruleset(
             f"no address for {', '.join(missing)}: no gathered facts and no ansible_host; the firewall opens ports to "
             "every host by address. Run without --limit once, or set ansible_host"
         )
-    role_settings = {**settings, "pacemaker": bool(cluster.controller_vip)}
-    found = openings(host_roles(host, groups), services(cluster, role_settings))
+    found = openings(host_roles(host, groups), services(cluster, settings))
     networks: dict[str, Any] = source_networks(groups, addresses, list(settings.get("admin_networks") or []))
     extras = list(settings.get("extra_openings") or [])
     problems = extra_errors(extras, groups)

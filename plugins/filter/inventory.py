@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ansible_collections.gpucluster.cluster.plugins.module_utils.first_inventory import answers_errors
+from ansible_collections.gpucluster.cluster.plugins.module_utils.first_inventory import admin_networks, answers_errors
 
 
 def new_inventory_errors(answers: Mapping[str, Any]) -> list[str]:
@@ -14,6 +14,14 @@ def new_inventory_errors(answers: Mapping[str, Any]) -> list[str]:
     return answers_errors(answers)
 
 
+def new_inventory_admin_networks(answer: Any) -> list[str]:
+    """The administrators' networks of the answer, comma-separated (empty: the host firewall stays off)."""
+    return admin_networks(answer)
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"new_inventory_errors": new_inventory_errors}
+        return {
+            "new_inventory_errors": new_inventory_errors,
+            "new_inventory_admin_networks": new_inventory_admin_networks,
+        }

@@ -26,12 +26,12 @@ import netaddr
 from .cluster_types import Cluster
 from .monitoring import DEFAULT_PORTS
 from .slurmconf import SRUN_PORT_RANGE, merged_settings
+from .values import is_network
 
 TABLE = "gpucluster"
 ROLES = ("controllers", "dbd", "galera", "login", "compute", "storage", "monitoring")
 SOURCES = ("cluster", "controllers", "dbd", "galera", "login", "compute", "monitoring", "admins", "anyone")
 # Galera's replication (and its UDP multicast fallback), incremental and full state transfer
-SRUN_PORTS = SRUN_PORT_RANGE
 GALERA_PORTS = (("tcp", "4567"), ("udp", "4567"), ("tcp", "4568"), ("tcp", "4444"))
 
 
@@ -51,7 +51,7 @@ class Services:
     slurmctld_ports: str = "6817"
     slurmd_port: int = 6818
     dbd_port: int = 6819
-    srun_ports: str = SRUN_PORTS
+    srun_ports: str = SRUN_PORT_RANGE
     rest_api_port: int = 0  # 0: no slurmrestd
     ssh_port: int = 22
     ports: Mapping[str, int] = field(default_factory=dict)  # exporters, Prometheus, Alertmanager, Grafana
@@ -285,21 +285,22 @@ def _setting(settings: Mapping[str, object], key: str, default: str) -> str:
 
 
 def services(cluster: Cluster, roles: Mapping[str, object]) -> Services:
-    """The ports of the cluster's slurm.conf (cluster_slurm_config included) and of the roles' settings: ports
-    (exporter -> port), dcgm, grafana, pacemaker, login_pool, login_pool_ssh_port, ssh_port."""
+    """The ports of the cluster's slurm.conf (cluster_slurm_config included), Pacemaker where the controllers share a
+    VIP, and the roles' settings: ports (exporter -> port), dcgm, grafana, login_pool, login_pool_ssh_port,
+    ssh_port."""
     settings = merged_settings(cluster)
     ports = roles.get("ports")
     return Services(
         slurmctld_ports=_setting(settings, "SlurmctldPort", "6817"),
         slurmd_port=int(_setting(settings, "SlurmdPort", "6818")),
         dbd_port=int(_setting(settings, "AccountingStoragePort", "6819")),
-        srun_ports=_setting(settings, "SrunPortRange", SRUN_PORTS),
+        srun_ports=_setting(settings, "SrunPortRange", SRUN_PORT_RANGE),
         rest_api_port=cluster.rest_api.port if cluster.rest_api.enabled else 0,
         ssh_port=int(str(roles.get("ssh_port") or 22)),
         ports={str(name): int(str(port)) for name, port in ports.items()} if isinstance(ports, Mapping) else {},
         dcgm=bool(roles.get("dcgm")),
         grafana=bool(roles.get("grafana", True)),
-        pacemaker=bool(roles.get("pacemaker")),
+        pacemaker=bool(cluster.controller_vip),
         login_pool=bool(roles.get("login_pool")),
         login_pool_ssh_port=int(str(roles.get("login_pool_ssh_port") or 22)),
     )
@@ -311,7 +312,7 @@ def errors(admin_networks: object) -> list[str]:
         return [f"firewall_admin_networks: {admin_networks!r} is not a list; give CIDRs, e.g. [10.0.0.0/24]"]
     found = []
     for network in admin_networks:
-        if not _is_network(str(network)):
+        if not is_network(str(network)):
             found.append(
                 f"firewall_admin_networks: {network!r} is not an address or a network; write it as a CIDR, "
                 "e.g. 10.0.0.0/24 or 2001:db8::/64"
@@ -393,17 +394,9 @@ def extra_errors(extras: object, groups: Mapping[str, Sequence[str]]) -> list[st
             found.append(f"{where}: sources must be a list of CIDRs or of {', '.join(SOURCES)}")
             continue
         for source in sources:
-            if str(source) not in SOURCES and not _is_network(str(source)):
+            if str(source) not in SOURCES and not is_network(str(source)):
                 found.append(f"{where}: source {source!r} is neither a network (CIDR) nor one of {', '.join(SOURCES)}")
     return found
-
-
-def _is_network(text: str) -> bool:
-    try:
-        netaddr.IPNetwork(text)
-    except (netaddr.AddrFormatError, ValueError, TypeError):
-        return False
-    return True
 
 
 def extra_openings(

@@ -8,6 +8,8 @@ from typing import Any
 
 import netaddr
 
+from .values import is_network
+
 NUMBERS = (
     "new_inventory_nodes",
     "new_inventory_gpus_per_node",
@@ -38,8 +40,8 @@ def answers_errors(answers: Mapping[str, Any]) -> list[str]:
     errors += [
         f"new_inventory_admin_networks: {network!r} is not an address or a network; give CIDRs separated by commas, "
         "e.g. 10.1.0.0/24,192.0.2.7"
-        for network in admin_networks(answers)
-        if not _is_network(network)
+        for network in admin_networks(answers.get("new_inventory_admin_networks"))
+        if not is_network(network)
     ]
     network = str(answers.get("new_inventory_network", "")).strip()
     if network:
@@ -60,14 +62,6 @@ def answers_errors(answers: Mapping[str, Any]) -> list[str]:
     return errors
 
 
-def admin_networks(answers: Mapping[str, Any]) -> list[str]:
-    """The administrators' networks of the answers (comma-separated): the host firewall is on where there are any."""
-    return [part.strip() for part in str(answers.get("new_inventory_admin_networks") or "").split(",") if part.strip()]
-
-
-def _is_network(text: str) -> bool:
-    try:
-        netaddr.IPNetwork(text)
-    except (netaddr.AddrFormatError, ValueError, TypeError):
-        return False
-    return True
+def admin_networks(answer: Any) -> list[str]:
+    """The administrators' networks of the answer (comma-separated): the host firewall is on where there are any."""
+    return [part.strip() for part in str(answer or "").split(",") if part.strip()]
