@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 
 import netaddr
 
+from .addresses import is_network
 from .cluster_types import Cluster
 from .monitoring import DEFAULT_PORTS
 from .slurmconf import SRUN_PORT_RANGE, merged_settings
-from .values import is_network
 
 TABLE = "gpucluster"
 ROLES = ("controllers", "dbd", "galera", "login", "compute", "storage", "monitoring")

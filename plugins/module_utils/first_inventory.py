@@ -8,7 +8,7 @@ from typing import Any
 
 import netaddr
 
-from .values import is_network
+from .addresses import is_network
 
 NUMBERS = (
     "new_inventory_nodes",

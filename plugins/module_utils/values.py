@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import netaddr
-
 # Characters no value of a Slurm file may hold, and how a message names them.
 FORBIDDEN: dict[str, str] = {
     "\n": "a newline",
@@ -96,12 +94,3 @@ def names(value: object) -> list[str]:
     if isinstance(value, (list, tuple)):
         return [str(v) for v in value]
     return [part for part in str(value).split(",") if part]
-
-
-def is_network(text: str) -> bool:
-    """Whether text is an IPv4 or IPv6 address or network (CIDR), as netaddr reads it."""
-    try:
-        netaddr.IPNetwork(text)
-    except (netaddr.AddrFormatError, ValueError, TypeError):
-        return False
-    return True

@@ -4,6 +4,7 @@ cycle), no cycle between the modules, and the model's types (cluster_types) belo
 from __future__ import annotations
 
 import ast
+import sys
 from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
@@ -50,3 +51,58 @@ def test_the_modules_import_each_other_without_a_cycle() -> None:
 
 def test_the_types_depend_on_nothing_that_reads_them() -> None:
     assert graph()["cluster_types"] <= {"hostlist", "releases"}
+
+
+# Modules that Ansible runs on the managed hosts, and the one it runs on the controller (delegate_to: localhost).
+MODULES = ROOT / "plugins" / "modules"
+CONTROLLER_SIDE_MODULES = {"render_cluster_config"}
+
+
+def top_level_imports(path: Path) -> tuple[set[str], set[str]]:
+    """The third-party top-level packages ``path`` imports, and the package's module_utils it imports."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    outside: set[str] = set()
+    inside: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            outside.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                inside.add(module.split(".")[0])
+            elif module.startswith(PACKAGE):
+                inside.add(module.removeprefix(PACKAGE).split(".")[0])
+            else:
+                outside.add(module.split(".")[0])
+    return outside - set(sys.stdlib_module_names) - {"__future__", "ansible", "ansible_collections"}, inside
+
+
+def host_side_imports(module: Path) -> dict[str, set[str]]:
+    """Every third-party package a module reaches through the module_utils it imports, by the file importing it."""
+    reached: dict[str, set[str]] = {}
+    seen: set[str] = set()
+    pending = [module]
+    while pending:
+        path = pending.pop()
+        outside, inside = top_level_imports(path)
+        if outside:
+            reached[path.name] = outside
+        for name in inside - seen:
+            seen.add(name)
+            pending.append(MODULE_UTILS / f"{name}.py")
+    return reached
+
+
+def test_the_modules_run_on_hosts_need_nothing_beyond_the_standard_library_and_ansible() -> None:
+    """A host has Python and what Ansible ships to it, not netaddr or ClusterShell: a module that reached them
+    through a shared module_utils failed on every host with "No module named 'netaddr'" (CI, session 40)."""
+    found = {
+        path.stem: reached
+        for path in sorted(MODULES.glob("*.py"))
+        if path.stem not in CONTROLLER_SIDE_MODULES | {"__init__"} and (reached := host_side_imports(path))
+    }
+    assert found == {}
+
+
+def test_the_host_side_import_check_sees_a_third_party_import_through_module_utils() -> None:
+    assert host_side_imports(MODULE_UTILS / "firewall.py")["addresses.py"] == {"netaddr"}
