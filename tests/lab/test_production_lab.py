@@ -204,6 +204,8 @@ def test_check_mode_on_the_pilot_changes_nothing(lab: Lab) -> None:
         pytest.skip("GPUCLUSTER_PRODUCTION_PILOT_CHECK=1 runs it (about 3 minutes more)")
     assert lab.check.returncode == 0, failures(lab.check.stdout) + lab.check.stdout[-3000:]
     assert recap(lab.check.stdout)["prod-ctl02"]["changed"] > 0, "the check run reported nothing to do"
+    # the new hosts' secret files (Galera, Corosync, keepalived, the pool's host key) are diffs of this run
+    assert leaked(lab.check.stdout + lab.check.stderr) == [], "a secret is in the --check --diff output"
     before, after = lab.around_check
     assert before == after, lab.around_check
     assert after[0] == ["prod-ctl01"] and after[2] == lab.queue_before, after
@@ -247,8 +249,10 @@ def test_second_upgrade_run_changes_nothing(lab: Lab) -> None:
 
 
 def test_check_mode_with_diff_is_clean(lab: Lab) -> None:
+    """A --check --diff run changes nothing and shows none of the secrets the production lab holds."""
     result = molecule("converge", "-s", "production", "--", "--check", "--diff")
     assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
+    assert leaked(result.stdout + result.stderr) == [], "a secret is in the --check --diff output"
     counters = recap(result.stdout)
     assert {host: counters[host]["changed"] for host in HOSTS} == dict.fromkeys(HOSTS, 0), changed_tasks(result.stdout)
 
@@ -274,30 +278,49 @@ def test_job_mail_without_a_relay_is_logged_as_not_sent(lab: Lab) -> None:
     wait(logged, 60, f"{active} to log the mail of job {job} as not sent")
 
 
-def test_secrets_stay_out_of_the_log_and_files_are_private(lab: Lab) -> None:
+def production_secrets() -> dict[str, list[str]]:
+    """Every secret the production lab holds beyond the pilot's, with the forms it could take in output: the Galera
+    SST password, the Corosync authkey and the login pool's SSH host key (as text and as the base64 they are read
+    and copied in), the BMC password, the VRRP password, the MUNGE key and slurmdbd's database password."""
     galera_cnf = sh("prod-db01", "cat /etc/mysql/mariadb.conf.d/60-galera.cnf")
     sst = re.search(r"^wsrep_sst_auth=\w+:(\S+)$", galera_cnf, re.M)
     assert sst and len(sst.group(1)) == 32
-    assert sst.group(1) not in lab.converge_log
-    assert sh("prod-db01", "stat -c '%a %U %G' /etc/mysql/mariadb.conf.d/60-galera.cnf") == "640 root mysql"
     authkey = sh("prod-ctl01", "base64 -w0 /etc/corosync/authkey")
-    assert authkey not in lab.converge_log and authkey[:48] not in lab.converge_log
-    assert bmc.password(BMC_PASSWORD) not in lab.converge_log, "the BMC password is in the -vvv log"
+    keepalived = sh("prod-login01", "cat /etc/keepalived/keepalived.conf")
+    vrrp = re.search(r"^\s*auth_pass (\S+)$", keepalived, re.M)
+    assert vrrp and len(vrrp.group(1)) == 8
+    host_key = sh("prod-login01", "sed -n 2p /etc/ssh/ssh_host_ed25519_key")
+    host_key_b64 = sh("prod-login01", "base64 -w0 /etc/ssh/ssh_host_ed25519_key")
+    assert len(host_key) > 20
+    munge = sh("prod-ctl01", "base64 -w0 /etc/munge/munge.key")
+    storage = re.search(r"^StoragePass=(.+)$", sh("prod-db01", "cat /etc/slurm/slurmdbd.conf"), re.M)
+    assert storage and len(storage.group(1)) >= 12
+    return {
+        "Galera SST password": [sst.group(1)],
+        "Corosync authkey": [authkey, authkey[:48]],
+        "BMC password": [bmc.password(BMC_PASSWORD)],
+        "VRRP password": [f"auth_pass {vrrp.group(1)}", vrrp.group(1)],
+        "login pool SSH host key": [host_key, host_key_b64[40:120]],
+        "MUNGE key": [munge, munge[:64]],
+        "StoragePass": [storage.group(1)],
+    }
+
+
+def leaked(output: str) -> list[str]:
+    """The production secrets found in ``output``, by name."""
+    return [name for name, forms in production_secrets().items() if any(form in output for form in forms)]
+
+
+def test_secrets_stay_out_of_the_log_and_files_are_private(lab: Lab) -> None:
+    assert "ESTABLISH DOCKER CONNECTION" in lab.converge_log  # it is the -vvv log
+    assert leaked(lab.converge_log) == []
+    assert sh("prod-db01", "stat -c '%a %U %G' /etc/mysql/mariadb.conf.d/60-galera.cnf") == "640 root mysql"
     cib = sh("prod-ctl01", "cibadmin --query --scope resources")
     assert bmc.password(BMC_PASSWORD) not in cib and 'name="password"' not in cib, "a BMC password is in the CIB"
     for host in CONTROLLERS:
         assert sh(host, "stat -c '%a %U' /etc/gpucluster/fence/prod-ctl01 /etc/gpucluster/fence/prod-ctl02") == (
             "400 root\n400 root"
         )
-    keepalived = sh("prod-login01", "cat /etc/keepalived/keepalived.conf")
-    vrrp = re.search(r"^\s*auth_pass (\S+)$", keepalived, re.M)
-    assert vrrp and len(vrrp.group(1)) == 8
-    assert f"auth_pass {vrrp.group(1)}" not in lab.converge_log and vrrp.group(1) not in lab.converge_log
-    # the private host key the pool shares: as text, and as the base64 it is read and copied in
-    host_key = sh("prod-login01", "sed -n 2p /etc/ssh/ssh_host_ed25519_key")
-    host_key_b64 = sh("prod-login01", "base64 -w0 /etc/ssh/ssh_host_ed25519_key")
-    assert len(host_key) > 20 and host_key not in lab.converge_log, "the login pool's SSH host key is in the log"
-    assert host_key_b64[40:120] not in lab.converge_log, "the login pool's SSH host key is in the log (base64)"
     sums = {host: sh(host, "sha256sum /etc/corosync/authkey").split()[0] for host in CONTROLLERS}
     assert len(set(sums.values())) == 1
     for host in CONTROLLERS:
