@@ -286,3 +286,43 @@ def test_nccl_reads_the_roles_nccl_conf(tmp_path: Path) -> None:
     # The file's interface (lo, not the host's default) carries the socket transport.
     assert "NCCL_SOCKET_IFNAME set to lo" in log, log[-3000:]
     assert "NET/Socket : Using [0]lo:" in log, log[-3000:]
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "roles/user_env/files/examples/ddp_train.py"
+
+
+@pytest.mark.parametrize("launcher", ["torchrun", "srun"])
+def test_the_ddp_example_trains_on_the_gpu_with_nccl(tmp_path: Path, launcher: str) -> None:
+    """The users' DDP example (roles/user_env/files/examples/ddp_train.py), which the labs run on CPUs with Gloo,
+    on this GPU: NCCL's all-reduce, DDP on CUDA, a checkpoint a second run resumes from. One rank (NCCL takes one
+    GPU per rank), started as torchrun.sbatch starts it (torchrun's rendezvous) and as ddp.sbatch does (srun's
+    SLURM_* variables, a TCP rendezvous)."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available() or not torch.distributed.is_nccl_available():
+        pytest.skip("PyTorch here has no CUDA or no NCCL")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NCCL_", "SLURM_", "TORCHELASTIC_"))}
+    env.update(NCCL_DEBUG="INFO", NCCL_DEBUG_SUBSYS="INIT")
+    if launcher == "torchrun":
+        start = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=1", str(EXAMPLE)]
+    else:
+        env.update(SLURM_PROCID="0", SLURM_NTASKS="1", SLURM_LOCALID="0", MASTER_ADDR="127.0.0.1", MASTER_PORT="29533")
+        start = [sys.executable, str(EXAMPLE)]
+    checkpoint = tmp_path / "ddp.pt"
+    runs = []
+    for steps in (5, 8):
+        out = subprocess.run(
+            [*start, "--steps", str(steps), "--checkpoint", str(checkpoint)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=env,
+            check=False,
+        )
+        runs.append(out.stdout + out.stderr)
+        assert out.returncode == 0, runs[-1][-3000:]
+    first, second = runs
+    print(first[-1500:], second[-1500:])
+    assert "rank 0/1 on" in first and "all_reduce=1 expected=1" in first, first[-3000:]
+    assert "NCCL INFO" in first, "the all-reduce did not go through NCCL"
+    assert "trained 5 steps on 1 ranks" in first and checkpoint.is_file()
+    assert "rank 0: resumed from step 5" in second and "trained 8 steps on 1 ranks" in second, second[-3000:]
