@@ -758,7 +758,8 @@ def test_remove_node_waits_for_its_job_then_scale_brings_it_back(lab: Lab) -> No
     assert set(nodes[0::2]) == {"pilot-gpu01", "pilot-gpu02"}, nodes
     assert not any("drain" in state for state in nodes[1::2]), nodes
     small = ("sbatch", "--parsable", "--mem=100M", "--gres=gpu:h100:1")
-    on_staying = docker_exec(ctl, *small, "--nodelist=pilot-gpu01", "--wrap=sleep 900").strip()
+    # (an hour: the drill takes 10-20 minutes under load, and this job must outlive it; cancelled at the end)
+    on_staying = docker_exec(ctl, *small, "--nodelist=pilot-gpu01", "--wrap=sleep 3600").strip()
     removal_refused_while_slurmctld_is_down(ctl, docker_exec(ctl, *small, "--nodelist=pilot-gpu02", "--wrap=sleep 900"))
     on_leaving = docker_exec(ctl, *small, "--nodelist=pilot-gpu02", "--wrap=sleep 30").strip()
     start = time.monotonic()
