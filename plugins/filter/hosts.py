@@ -1,0 +1,24 @@
+"""Filters that gather what each host of a play reported, for the tasks that decide over all of them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+
+def host_values(hosts: Iterable[str], hostvars: Mapping[str, Any], name: str, attribute: str = "") -> dict[str, Any]:
+    """Each host's variable ``name`` by host (a registered result's ``attribute`` where one is named), "" where
+    the host has none (the variable unset, or the result skipped and without the attribute)."""
+    values: dict[str, Any] = {}
+    for host in hosts:
+        variables = hostvars[host]
+        value = variables.get(name)
+        if attribute:
+            value = value.get(attribute) if isinstance(value, Mapping) else None
+        values[host] = "" if value is None else value
+    return values
+
+
+class FilterModule:
+    def filters(self) -> dict[str, Callable[..., Any]]:
+        return {"host_values": host_values}
