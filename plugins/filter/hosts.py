@@ -5,14 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from ansible.errors import AnsibleUndefinedVariable
+
 
 def host_values(hosts: Iterable[str], hostvars: Mapping[str, Any], name: str, attribute: str = "") -> dict[str, Any]:
     """Each host's variable ``name`` by host (a registered result's ``attribute`` where one is named), "" where
-    the host has none (the variable unset, or the result skipped and without the attribute)."""
+    the host has none (the variable unset or undefined where it is read - a template over facts not gathered -, or
+    the result skipped and without the attribute)."""
     values: dict[str, Any] = {}
     for host in hosts:
-        variables = hostvars[host]
-        value = variables.get(name)
+        try:
+            value = hostvars[host].get(name)
+        except AnsibleUndefinedVariable:
+            value = None
         if attribute:
             value = value.get(attribute) if isinstance(value, Mapping) else None
         values[host] = "" if value is None else value
