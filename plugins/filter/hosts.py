@@ -24,6 +24,15 @@ def host_values(hosts: Iterable[str], hostvars: Mapping[str, Any], name: str, at
     return values
 
 
+def item_values(results: Iterable[Mapping[str, Any]], attribute: str, default: Any = "") -> dict[str, Any]:
+    """A looped task's results by item (each loop item's result ``attribute``; ``default`` where it has none)."""
+    values: dict[str, Any] = {}
+    for result in results:
+        value = result.get(attribute)
+        values[str(result.get("item"))] = default if value is None else value
+    return values
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"host_values": host_values}
+        return {"host_values": host_values, "item_values": item_values}
