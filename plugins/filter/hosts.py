@@ -8,10 +8,12 @@ from typing import Any
 from ansible.errors import AnsibleUndefinedVariable
 
 
-def host_values(hosts: Iterable[str], hostvars: Mapping[str, Any], name: str, attribute: str = "") -> dict[str, Any]:
-    """Each host's variable ``name`` by host (a registered result's ``attribute`` where one is named), "" where
-    the host has none (the variable unset or undefined where it is read - a template over facts not gathered -, or
-    the result skipped and without the attribute)."""
+def host_values(
+    hosts: Iterable[str], hostvars: Mapping[str, Any], name: str, attribute: str = "", default: Any = ""
+) -> dict[str, Any]:
+    """Each host's variable ``name`` by host (a registered result's ``attribute`` where one is named), ``default``
+    ("" unless given) where the host has none: the variable unset, or undefined where it is read (a template over
+    facts not gathered), or the result skipped and without the attribute."""
     values: dict[str, Any] = {}
     for host in hosts:
         try:
@@ -20,8 +22,22 @@ def host_values(hosts: Iterable[str], hostvars: Mapping[str, Any], name: str, at
             value = None
         if attribute:
             value = value.get(attribute) if isinstance(value, Mapping) else None
-        values[host] = "" if value is None else value
+        values[host] = default if value is None else value
     return values
+
+
+def host_addresses(hosts: Iterable[str], hostvars: Mapping[str, Any], override: str = "") -> dict[str, str]:
+    """Each host's address for a service among the hosts: the host's ``override`` variable where set (e.g.
+    pacemaker_node_address), else its default IPv4 address (gathered facts), else its ansible_host (the tier-1
+    validation runs before facts), else its name."""
+    addresses: dict[str, str] = {}
+    for host in hosts:
+        variables = hostvars[host]
+        given = variables.get(override) if override else None
+        default = variables.get("ansible_default_ipv4")
+        fact = default.get("address") if isinstance(default, Mapping) else None
+        addresses[host] = str(given or fact or variables.get("ansible_host") or host)
+    return addresses
 
 
 def item_values(results: Iterable[Mapping[str, Any]], attribute: str, default: Any = "") -> dict[str, Any]:
@@ -35,4 +51,4 @@ def item_values(results: Iterable[Mapping[str, Any]], attribute: str, default: A
 
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"host_values": host_values, "item_values": item_values}
+        return {"host_values": host_values, "item_values": item_values, "host_addresses": host_addresses}
