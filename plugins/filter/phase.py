@@ -71,6 +71,22 @@ def phase_live_controllers(systemd: Mapping[str, Any]) -> list[str]:
     return [str(host) for host, state in systemd.items() if str(state or "").strip() == "active"]
 
 
+def phase_federation_summary(move: Mapping[str, Any]) -> str:
+    """What the federation preflight found (phase_federation_move's result), in one line."""
+    running = ", ".join(f"{pod} (slurmctld on {host})" for pod, host in (move.get("running") or {}).items())
+    new = list(move.get("new") or [])
+    return f"running: {running}; " + (f"new: {', '.join(new)}" if new else "every pod runs: converge and gate only")
+
+
+def phase_job_counts(results: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """The looped `SELECT COUNT(*) AS n` (mysql_query, item: the pod) -> pod -> its job records."""
+    counts = {}
+    for result in results:
+        rows = (result.get("query_result") or [[]])[0]
+        counts[str(result.get("item"))] = int(rows[0]["n"]) if rows else 0
+    return counts
+
+
 def phase_federation_move(probes: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     """probes: federation (cluster_federation), cluster_name (its default name), systemd (controller ->
     `systemctl is-active slurmctld`), pacemaker (controller -> `crm_resource --locate`), configs (controller
@@ -117,4 +133,6 @@ class FilterModule:
             "phase_production_move": phase_production_move,
             "phase_federation_move": phase_federation_move,
             "phase_live_controllers": phase_live_controllers,
+            "phase_federation_summary": phase_federation_summary,
+            "phase_job_counts": phase_job_counts,
         }

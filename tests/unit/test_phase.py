@@ -6,7 +6,13 @@ from typing import Any
 
 import pytest
 
-from plugins.filter.phase import phase_federation_move, phase_live_controllers, phase_production_move
+from plugins.filter.phase import (
+    phase_federation_move,
+    phase_federation_summary,
+    phase_job_counts,
+    phase_live_controllers,
+    phase_production_move,
+)
 
 GALERA = ("db1", "db2", "db3")
 
@@ -182,3 +188,22 @@ def test_the_live_controllers_are_those_where_systemd_runs_slurmctld() -> None:
 def test_a_new_pods_clustername_file_read_by_slurp_is_decoded() -> None:
     unreadable = federation_probes(clustername_b64={"p2ctl1": "not base64!"})
     assert phase_federation_move(unreadable, GROUPS)["errors"] == []
+
+
+def test_the_federation_preflight_says_what_it_found_in_one_line() -> None:
+    found = {"running": {"prod": "ctl1", "pod2": "p2ctl2"}, "new": []}
+    assert phase_federation_summary(found) == (
+        "running: prod (slurmctld on ctl1), pod2 (slurmctld on p2ctl2); every pod runs: converge and gate only"
+    )
+    assert phase_federation_summary({"running": {"prod": "ctl1"}, "new": ["pod2", "pod3"]}) == (
+        "running: prod (slurmctld on ctl1); new: pod2, pod3"
+    )
+
+
+def test_each_pods_job_records_are_read_from_the_count_query() -> None:
+    results: list[dict[str, Any]] = [
+        {"item": "prod", "query_result": [[{"n": "12"}]]},
+        {"item": "pod2", "query_result": [[{"n": 0}]]},
+        {"item": "pod3", "query_result": [[]]},
+    ]
+    assert phase_job_counts(results) == {"prod": 12, "pod2": 0, "pod3": 0}

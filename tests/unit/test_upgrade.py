@@ -3,10 +3,7 @@ install first, no downgrade, and only hosts off the target are upgraded."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from ansible_collections.gpucluster.cluster.plugins.filter.hosts import host_addresses, host_values
 from ansible_collections.gpucluster.cluster.plugins.module_utils import upgrade
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import Release
 from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import (
@@ -169,30 +166,3 @@ def test_a_hosts_release_is_read_from_its_daemons_package(installed: set[str], p
 def test_a_masked_slurmdbd_is_an_interrupted_conversion() -> None:
     units = {"db2": "masked\n", "db1": "masked", "db3": "enabled", "db4": ""}
     assert upgrade.interrupted_conversions(units) == ["db1", "db2"]
-
-
-def test_host_values_reads_each_hosts_variable_or_result() -> None:
-    hostvars = {
-        "a": {"unit": {"stdout": "masked", "rc": 0}, "version": "24.11.5"},
-        "b": {"unit": {"skipped": True}},
-        "c": {"unit": "not a result"},
-    }
-    assert host_values(["a", "b", "c"], hostvars, "unit", "stdout") == {"a": "masked", "b": "", "c": ""}
-    assert host_values(["a", "b"], hostvars, "version") == {"a": "24.11.5", "b": ""}
-
-
-def test_host_addresses_prefer_the_override_then_facts_then_ansible_host() -> None:
-    hostvars: dict[str, dict[str, Any]] = {
-        "ctl1": {"pacemaker_node_address": "10.1.0.1", "ansible_default_ipv4": {"address": "10.0.0.1"}},
-        "ctl2": {"ansible_default_ipv4": {"address": "10.0.0.2"}, "ansible_host": "192.0.2.2"},
-        "ctl3": {"ansible_host": "192.0.2.3"},
-        "ctl4": {"pacemaker_node_address": "", "ansible_default_ipv4": {}},
-    }
-    assert host_addresses(list(hostvars), hostvars, "pacemaker_node_address") == {
-        "ctl1": "10.1.0.1",
-        "ctl2": "10.0.0.2",
-        "ctl3": "192.0.2.3",
-        "ctl4": "ctl4",
-    }
-    assert host_addresses(["ctl1"], hostvars)["ctl1"] == "10.0.0.1"
-    assert host_values(["ctl3"], hostvars, "slurm_ctld_manager", default="systemd") == {"ctl3": "systemd"}
