@@ -98,6 +98,15 @@ def dashboard_json(dashboard: Dashboard) -> dict[str, object]:
     }
 
 
+def either(native: str, exporter: str) -> str:
+    """slurmctld's own series where it serves them (Slurm 25.11+, renamed slurmctld_* at scrape time), else the
+    project's exporter's, which runs on every release: PromQL's ``or`` keeps the left side wherever it exists."""
+    return f"{native} or {exporter}"
+
+
+# sdiag's times are microseconds; the exporter's are seconds.
+MICROSECONDS = " / 1e6"
+
 DASHBOARDS = (
     Dashboard(
         uid="gpucluster-overview",
@@ -107,7 +116,15 @@ DASHBOARDS = (
             Panel("Nodes by state", (("sum by (state) (slurm_nodes)", "{{state}}"),), "stat", width=8, height=5),
             Panel(
                 "GPUs allocated",
-                (("sum(slurm_gpus_allocated) / clamp_min(sum(slurm_gpus), 1)", "allocated"),),
+                (
+                    (
+                        either(
+                            "sum(slurmctld_node_gpus_alloc) / clamp_min(sum(slurmctld_node_gpus), 1)",
+                            "sum(slurm_gpus_allocated) / clamp_min(sum(slurm_gpus), 1)",
+                        ),
+                        "allocated",
+                    ),
+                ),
                 "gauge",
                 "percentunit",
                 width=8,
@@ -121,7 +138,10 @@ DASHBOARDS = (
             ),
             Panel(
                 "GPU allocation over time",
-                (("sum(slurm_gpus_allocated)", "allocated"), ("sum(slurm_gpus)", "total")),
+                (
+                    (either("sum(slurmctld_node_gpus_alloc)", "sum(slurm_gpus_allocated)"), "allocated"),
+                    (either("sum(slurmctld_node_gpus)", "sum(slurm_gpus)"), "total"),
+                ),
                 width=8,
             ),
             Panel("Jobs over time", (("sum by (state) (slurm_jobs)", "{{state}}"),), width=8),
@@ -198,8 +218,20 @@ DASHBOARDS = (
             Panel(
                 "GPUs allocated by Slurm per node",
                 (
-                    ('slurm_node_gpus_allocated{node=~"$node"}', "{{node}} allocated"),
-                    ('slurm_node_gpus{node=~"$node"}', "{{node}} total"),
+                    (
+                        either(
+                            'max by (node) (slurmctld_node_gpus_alloc{node=~"$node"})',
+                            'max by (node) (slurm_node_gpus_allocated{node=~"$node"})',
+                        ),
+                        "{{node}} allocated",
+                    ),
+                    (
+                        either(
+                            'max by (node) (slurmctld_node_gpus{node=~"$node"})',
+                            'max by (node) (slurm_node_gpus{node=~"$node"})',
+                        ),
+                        "{{node}} total",
+                    ),
                 ),
                 width=24,
             ),
@@ -212,35 +244,79 @@ DASHBOARDS = (
         panels=(
             Panel("slurmctld answering", (("max(slurm_up)", "slurmctld"),), "stat", width=6, height=4),
             Panel("slurmdbd answering", (("max(slurm_dbd_up)", "slurmdbd"),), "stat", width=6, height=4),
-            Panel("Pending jobs", (('sum(slurm_jobs{state="pending"})', "pending"),), "stat", width=6, height=4),
-            Panel("Server threads", (("max(slurm_scheduler_threads)", "threads"),), "stat", width=6, height=4),
+            Panel(
+                "Pending jobs",
+                ((either("sum(slurmctld_jobs_pending)", 'sum(slurm_jobs{state="pending"})'), "pending"),),
+                "stat",
+                width=6,
+                height=4,
+            ),
+            Panel(
+                "Server threads",
+                ((either("max(slurmctld_server_thread_cnt)", "max(slurm_scheduler_threads)"), "threads"),),
+                "stat",
+                width=6,
+                height=4,
+            ),
             Panel(
                 "Scheduling cycle",
                 (
-                    ("max(slurm_scheduler_mean_cycle_seconds)", "main, mean"),
-                    ("max(slurm_scheduler_last_cycle_seconds)", "main, last"),
-                    ("max(slurm_backfill_last_cycle_seconds)", "backfill, last"),
+                    (
+                        either(
+                            f"max(slurmctld_sched_mean_cycle){MICROSECONDS}", "max(slurm_scheduler_mean_cycle_seconds)"
+                        ),
+                        "main, mean",
+                    ),
+                    (
+                        either(
+                            f"max(slurmctld_schedule_cycle_last){MICROSECONDS}",
+                            "max(slurm_scheduler_last_cycle_seconds)",
+                        ),
+                        "main, last",
+                    ),
+                    (
+                        either(f"max(slurmctld_bf_cycle_last){MICROSECONDS}", "max(slurm_backfill_last_cycle_seconds)"),
+                        "backfill, last",
+                    ),
                 ),
                 unit="s",
             ),
             Panel(
                 "Agent and accounting queues",
                 (
-                    ("max(slurm_scheduler_agent_queue_size)", "agent"),
-                    ("max(slurm_scheduler_dbd_agent_queue_size)", "slurmdbd messages"),
+                    (either("max(slurmctld_agent_queue_size)", "max(slurm_scheduler_agent_queue_size)"), "agent"),
+                    (
+                        either("max(slurmctld_slurmdbd_queue_size)", "max(slurm_scheduler_dbd_agent_queue_size)"),
+                        "slurmdbd messages",
+                    ),
                 ),
             ),
             Panel(
                 "Job throughput",
                 tuple(
-                    (f"max(rate(slurm_scheduler_jobs_{what}_total[$__rate_interval])) * 60", what)
+                    (
+                        either(
+                            f"max(rate(slurmctld_sdiag_jobs_{what}[$__rate_interval])) * 60",
+                            f"max(rate(slurm_scheduler_jobs_{what}_total[$__rate_interval])) * 60",
+                        ),
+                        what,
+                    )
                     for what in ("submitted", "started", "completed", "failed", "canceled")
                 ),
                 unit="short",
                 description="Jobs per minute (sdiag's counters, reset at midnight).",
             ),
             Panel(
-                "Pending jobs per partition", (('sum by (partition) (slurm_jobs{state="pending"})', "{{partition}}"),)
+                "Pending jobs per partition",
+                (
+                    (
+                        either(
+                            "sum by (partition) (slurmctld_partition_jobs_pending)",
+                            'sum by (partition) (slurm_jobs{state="pending"})',
+                        ),
+                        "{{partition}}",
+                    ),
+                ),
             ),
             Panel(
                 "Exporter collection time",

@@ -12,6 +12,8 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import (
     PreflightLimits,
     plan,
     preflight_errors,
+    rename_errors,
+    rolling_restarts,
     settings_errors,
 )
 
@@ -54,10 +56,30 @@ def galera_errors(groups: Mapping[str, Sequence[str]], settings: Mapping[str, An
     return settings_errors(list(groups.get("galera") or []), list(groups.get("dbd") or []), settings)
 
 
+def galera_rename_errors(results: Sequence[Mapping[str, Any]], name: Any) -> list[str]:
+    """The results of the galera_node module read on each node (item: the node; unreachable and stopped nodes and
+    standalone servers have no name to keep), the inventory's galera_cluster_name -> the refusal, if the running
+    nodes' wsrep_cluster_name differs."""
+    running = {
+        str(result.get("item")): str((result.get("variables") or {}).get("wsrep_cluster_name") or "")
+        for result in results
+        if not result.get("unreachable") and result.get("active") and result.get("wsrep_on")
+    }
+    return rename_errors(running, str(name))
+
+
+def galera_rolling_restart(changed: Mapping[str, Any], active: Mapping[str, Any]) -> list[str]:
+    """host -> whether its settings changed, host -> whether its MariaDB runs -> the nodes to restart one at a
+    time."""
+    return rolling_restarts(changed, active)
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
             "galera_plan": galera_plan,
             "galera_preflight_errors": galera_preflight_errors,
             "galera_errors": galera_errors,
+            "galera_rename_errors": galera_rename_errors,
+            "galera_rolling_restart": galera_rolling_restart,
         }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -53,13 +55,46 @@ def _running_cluster(host: str, probes: Mapping[str, Any]) -> RunningCluster:
     )
 
 
+def _clusternames(probes: Mapping[str, Any]) -> dict[str, str]:
+    """controller -> the ClusterName its StateSaveLocation's clustername file holds ("" without one)."""
+    names = {str(host): str(name or "") for host, name in (probes.get("clustername") or {}).items()}
+    for host, content in (probes.get("clustername_b64") or {}).items():
+        try:
+            names[str(host)] = base64.b64decode(str(content or "")).decode(errors="replace")
+        except binascii.Error:
+            names[str(host)] = ""
+    return names
+
+
+def phase_live_controllers(systemd: Mapping[str, Any]) -> list[str]:
+    """The controllers (controller -> `systemctl is-active slurmctld` output) where slurmctld runs, in order."""
+    return [str(host) for host, state in systemd.items() if str(state or "").strip() == "active"]
+
+
+def phase_federation_summary(move: Mapping[str, Any]) -> str:
+    """What the federation preflight found (phase_federation_move's result), in one line."""
+    running = ", ".join(f"{pod} (slurmctld on {host})" for pod, host in (move.get("running") or {}).items())
+    new = list(move.get("new") or [])
+    return f"running: {running}; " + (f"new: {', '.join(new)}" if new else "every pod runs: converge and gate only")
+
+
+def phase_job_counts(results: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """The looped `SELECT COUNT(*) AS n` (mysql_query, item: the pod) -> pod -> its job records."""
+    counts = {}
+    for result in results:
+        rows = (result.get("query_result") or [[]])[0]
+        counts[str(result.get("item"))] = int(rows[0]["n"]) if rows else 0
+    return counts
+
+
 def phase_federation_move(probes: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     """probes: federation (cluster_federation), cluster_name (its default name), systemd (controller ->
     `systemctl is-active slurmctld`), pacemaker (controller -> `crm_resource --locate`), configs (controller
     where slurmctld runs -> `scontrol show config`), managers (controller -> slurm_ctld_manager), state_save
     (controller -> its StateSaveLocation in the inventory), clusters (`sacctmgr show cluster` names),
     federations (`Federation|Cluster` lines of `sacctmgr show federation`), clustername (controller -> its
-    StateSaveLocation's clustername file, where one exists) -> {running: {pod: controller}, new: [pods], state_save:
+    StateSaveLocation's clustername file, where one exists; or clustername_b64, the same as slurp reads it, base64)
+    -> {running: {pod: controller}, new: [pods], state_save:
     {running controller: its StateSaveLocation}, errors}."""
     federation, _ = read_federation({"federation": probes.get("federation") or {}, "name": probes.get("cluster_name")})
     if federation is None:
@@ -86,7 +121,7 @@ def phase_federation_move(probes: Mapping[str, Any], groups: Mapping[str, Sequen
         running=running,
         registered=[str(name).strip() for name in probes.get("clusters") or [] if str(name).strip()],
         memberships=memberships,
-        foreign_state={host: str(name).strip() for host, name in (probes.get("clustername") or {}).items()},
+        foreign_state={host: name.strip() for host, name in _clusternames(probes).items()},
     )
     state_save = {report.host: report.state_save_location for report in running if report.host in move.running.values()}
     return {"running": dict(move.running), "new": list(move.new), "state_save": state_save, "errors": list(move.errors)}
@@ -94,4 +129,10 @@ def phase_federation_move(probes: Mapping[str, Any], groups: Mapping[str, Sequen
 
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"phase_production_move": phase_production_move, "phase_federation_move": phase_federation_move}
+        return {
+            "phase_production_move": phase_production_move,
+            "phase_federation_move": phase_federation_move,
+            "phase_live_controllers": phase_live_controllers,
+            "phase_federation_summary": phase_federation_summary,
+            "phase_job_counts": phase_job_counts,
+        }

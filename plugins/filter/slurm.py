@@ -61,6 +61,18 @@ def slurm_reservation_rows(reservations: Any) -> list[dict[str, str]]:
     return guide_rows(reservations)
 
 
+def slurm_ctld_manager_errors(managers: Mapping[str, Any]) -> list[str]:
+    """controller -> its slurm_ctld_manager -> why they cannot run together: the slurm role's handlers act on each
+    cluster (each pod) with one manager, so every controller of the inventory has the same one."""
+    if len({str(manager) for manager in managers.values()}) <= 1:
+        return []
+    each = ", ".join(f"{host}: {manager}" for host, manager in managers.items())
+    return [
+        f"slurm_ctld_manager differs between the controllers ({each}): every controller of the inventory (every pod "
+        "of a federation) is run by one manager; set it once (group_vars/all)"
+    ]
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
@@ -69,4 +81,5 @@ class FilterModule:
             "slurm_node_changes": slurm_node_changes,
             "slurm_reservation_errors": slurm_reservation_errors,
             "slurm_reservation_rows": slurm_reservation_rows,
+            "slurm_ctld_manager_errors": slurm_ctld_manager_errors,
         }

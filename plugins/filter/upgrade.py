@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import (
     dump_errors,
     hosts_to_upgrade,
+    interrupted_conversions,
     lagging_controllers,
     oldest_release,
     order_errors,
+    release_package,
+    source_packages,
     upgrade_errors,
 )
 
@@ -30,6 +33,22 @@ def slurm_upgrade_lagging(results: Sequence[Mapping[str, Any]], target: Any) -> 
     that read each one's slurmctld version (item: the controller, stdout: its version, none if unreadable)."""
     installed = {str(result.get("item")): str(result.get("stdout") or "") for result in results}
     return lagging_controllers(installed, str(target))
+
+
+def slurm_upgrade_packages(packages: Iterable[str], target: Any) -> list[str]:
+    """The host's installed packages (package facts) built from Slurm's source, each pinned to ``target``
+    (``name=<release>.*``): what the upgrade installs on it."""
+    return source_packages(packages, str(target))
+
+
+def slurm_upgrade_release_package(packages: Iterable[str]) -> str:
+    """The package (from the host's package facts) whose installed version is the host's Slurm release."""
+    return release_package(set(packages))
+
+
+def slurm_upgrade_interrupted(units: Mapping[str, Any]) -> list[str]:
+    """The dbd hosts (host -> its slurmdbd unit's state) whose slurmdbd an earlier run left masked."""
+    return interrupted_conversions({str(host): str(state or "") for host, state in units.items()})
 
 
 def slurm_upgrade_oldest_release(installed: Mapping[str, str]) -> str:
@@ -63,6 +82,9 @@ class FilterModule:
             "slurm_upgrade_errors": slurm_upgrade_errors,
             "slurm_upgrade_hosts": slurm_upgrade_hosts,
             "slurm_upgrade_oldest_release": slurm_upgrade_oldest_release,
+            "slurm_upgrade_packages": slurm_upgrade_packages,
+            "slurm_upgrade_release_package": slurm_upgrade_release_package,
+            "slurm_upgrade_interrupted": slurm_upgrade_interrupted,
             "slurm_upgrade_lagging": slurm_upgrade_lagging,
             "slurm_upgrade_order_errors": slurm_upgrade_order_errors,
             "slurm_upgrade_dump_errors": slurm_upgrade_dump_errors,

@@ -379,3 +379,23 @@ def settings_errors(galera: Sequence[str], dbd: Sequence[str], settings: Mapping
             f"newer than its own. Confirm by typing the host again: -e galera_bootstrap_confirm={chosen}"
         )
     return errors
+
+
+def rename_errors(running: Mapping[str, str], name: str) -> list[str]:
+    """The refusal when the nodes that run as a Galera cluster (host -> its wsrep_cluster_name) run under another
+    name than the inventory's ``name``: a node restarted under another name does not rejoin its cluster."""
+    names = list(dict.fromkeys(running.values()))
+    if all(running_name == name for running_name in names):
+        return []
+    hosts = ", ".join(f"{host}: {running_name}" for host, running_name in running.items())
+    quoted = "', '".join(names)
+    return [
+        f"{hosts} run the Galera cluster '{quoted}' and the inventory makes it '{name}' (galera_cluster_name, by "
+        "default cluster_name + '-accounting'): a node does not rejoin its cluster under another name. Set "
+        f"galera_cluster_name: {names[0]} in group_vars/all"
+    ]
+
+
+def rolling_restarts(changed: Mapping[str, Any], active: Mapping[str, Any]) -> list[str]:
+    """The nodes (in the order given) whose settings changed while they run: restarted one at a time."""
+    return [host for host in changed if changed[host] and active.get(host)]

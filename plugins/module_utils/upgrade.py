@@ -9,11 +9,33 @@ slurmd; each newer daemon accepts the releases of its compatibility window and n
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 
 from .releases import KNOWN_RELEASES, Release, accepts, compatibility_window, upgrade_path
 
 _VERSION = re.compile(r"^(?:\d+:)?(\d+)\.(\d+)\.")
+# The binary packages built from Slurm's source (Debian's names): an upgrade pins every one of them to the target.
+SOURCE_PACKAGES = re.compile(r"^(slurm|libslurm|libpmi0$|libpmi2-0$)")
+# The packages whose version is a host's release, by preference: its daemon's, else the client's.
+RELEASE_PACKAGES = ("slurmdbd", "slurmctld", "slurmd", "slurm-client")
+
+
+def source_packages(installed: Iterable[str], target: str) -> list[str]:
+    """The host's installed packages built from Slurm's source, each pinned to the ``target`` release
+    (``slurmd=24.11.*``), in the order given."""
+    return [f"{name}={target}.*" for name in installed if SOURCE_PACKAGES.match(name)]
+
+
+def release_package(installed: Container[str]) -> str:
+    """The package whose installed version is the host's release: its daemon's (slurmdbd, slurmctld, slurmd, in
+    that order), else the client's (also when none is installed)."""
+    return next((name for name in RELEASE_PACKAGES if name in installed), RELEASE_PACKAGES[-1])
+
+
+def interrupted_conversions(units: Mapping[str, str]) -> list[str]:
+    """The dbd hosts (host -> ``systemctl is-enabled slurmdbd``) whose slurmdbd an earlier run left masked: it
+    stopped during the database conversion, which this run resumes."""
+    return sorted(host for host, state in units.items() if state.strip() == "masked")
 
 
 def release_of(version: str) -> Release | None:

@@ -67,6 +67,13 @@ def _ibnetdiscover_inventory(root: Path) -> Path:
     return root
 
 
+def dashboard_series(prefix: str) -> set[str]:
+    """The series named ``prefix...`` that the Grafana dashboards' queries read."""
+    dashboards = (ROOT / "roles" / "monitoring" / "files" / "dashboards").glob("*.json")
+    text = "\n".join(path.read_text(encoding="utf-8") for path in dashboards)
+    return set(re.findall(rf"\b{prefix}\w+", text))
+
+
 def inventory_path(name: str, tmp_root: Path) -> Path:
     if name == "ibnetdiscover":
         return _ibnetdiscover_inventory(tmp_root / "ibnetdiscover")
@@ -165,6 +172,9 @@ def _check_cluster(cluster: Cluster, readback: Readback, directory: Path) -> int
         assert {h: int(c) for h, c in cpus.items()} == {h: nt.cpus for h, nt in designed.items()}
         assert sum(int(g) for g in gpus.values()) == sum(nt.gpu.count for nt in designed.values() if nt.gpu)
         assert re.search(r"^slurm_schedule_cycle_cnt \d+$", readback.metrics, re.M), readback.metrics[-2000:]
+        # the dashboards read slurmctld's series where it serves them (renamed slurmctld_* by Prometheus)
+        served = {f"slurmctld_{name}" for name in re.findall(r"^slurm_(\w+)[{ ]", readback.metrics, re.M)}
+        assert dashboard_series("slurmctld_") - served == set()
     else:
         assert not (cluster.release.has("openmetrics") and cluster.slurm_metrics), "MetricsType missing"
     tracked = reported["AccountingStorageTRES"].split(",")

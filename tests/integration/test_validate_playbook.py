@@ -92,6 +92,16 @@ def test_sample_production_inventory_passes_every_check() -> None:
             [{"name": "lnet", "hosts": "gpus", "ports": "988", "sources": ["10.9.0.0/24"]}],
             "firewall_extra_openings[0] (lnet): hosts 'gpus' is not a group of the inventory",
         ),
+        (
+            "gpu_fabric_interfaces",
+            [{"name": "ib0", "network": "10.20.0.0/16", "mode": "datagram", "mtu": 65520}, {"name": "ib1"}],
+            "gpu_fabric_interfaces[0] (ib0): an IPoIB interface in datagram mode carries at most MTU 4092",
+        ),
+        (
+            "gpu_fabric_addresses",
+            {"ib0": "10.20.1.23/16"},
+            "gpu_fabric_addresses names ib0, which is not in gpu_fabric_interfaces",
+        ),
     ],
 )
 def test_broken_setting_is_refused_by_name(tmp_path: Path, name: str, value: object, message: str) -> None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from ansible_collections.gpucluster.cluster.plugins.filter.galera import galera_rename_errors
+from ansible_collections.gpucluster.cluster.plugins.filter.hosts import item_values
 from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import (
     GIB,
     NodeReport,
@@ -15,6 +19,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import (
     plan,
     preflight_errors,
     recovered_position,
+    rolling_restarts,
     settings_errors,
 )
 
@@ -319,3 +324,34 @@ def test_a_bootstrap_choice_needs_a_galera_host_typed_twice() -> None:
     (unconfirmed,) = settings_errors(GALERA3, [], {**SETTINGS, "bootstrap_from": "db02"})
     assert unconfirmed.endswith("-e galera_bootstrap_confirm=db02")
     assert settings_errors(GALERA3, [], {**SETTINGS, "bootstrap_from": "db02", "bootstrap_confirm": "db02"}) == []
+
+
+def test_a_running_cluster_under_another_name_is_refused_with_the_fix() -> None:
+    """What the galera_node module reports on each node, as the name check's loop registers it."""
+    results = [
+        {"item": "db01", "active": True, "wsrep_on": True, "variables": {"wsrep_cluster_name": "prod-accounting"}},
+        {"item": "db02", "active": True, "wsrep_on": True, "variables": {"wsrep_cluster_name": "prod-accounting"}},
+        {"item": "db03", "active": False, "wsrep_on": True, "variables": {}},  # stopped: nothing to keep
+        {"item": "db04", "unreachable": True},
+        {"item": "db05", "active": True, "wsrep_on": False, "variables": {"wsrep_cluster_name": ""}},  # standalone
+    ]
+    assert galera_rename_errors(results, "prod-accounting") == []
+    assert galera_rename_errors(results[2:], "renamed-accounting") == []
+    assert galera_rename_errors(results, "renamed-accounting") == [
+        "db01: prod-accounting, db02: prod-accounting run the Galera cluster 'prod-accounting' and the inventory "
+        "makes it 'renamed-accounting' (galera_cluster_name, by default cluster_name + '-accounting'): a node does "
+        "not rejoin its cluster under another name. Set galera_cluster_name: prod-accounting in group_vars/all"
+    ]
+
+
+def test_only_running_nodes_whose_settings_changed_are_restarted_in_order() -> None:
+    changed = {"db02": True, "db01": True, "db03": False, "db04": ""}
+    active = {"db01": True, "db02": True, "db03": True, "db04": True}
+    assert rolling_restarts(changed, {**active, "db01": ""}) == ["db02"]
+    assert rolling_restarts(changed, active) == ["db02", "db01"]
+
+
+def test_a_looped_tasks_results_by_item() -> None:
+    results: list[dict[str, Any]] = [{"item": "db01", "variables": {"a": "1"}}, {"item": "db02", "skipped": True}]
+    assert item_values(results, "variables", {}) == {"db01": {"a": "1"}, "db02": {}}
+    assert item_values(results, "rc") == {"db01": "", "db02": ""}

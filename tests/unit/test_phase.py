@@ -6,7 +6,13 @@ from typing import Any
 
 import pytest
 
-from plugins.filter.phase import phase_federation_move, phase_production_move
+from plugins.filter.phase import (
+    phase_federation_move,
+    phase_federation_summary,
+    phase_job_counts,
+    phase_live_controllers,
+    phase_production_move,
+)
 
 GALERA = ("db1", "db2", "db3")
 
@@ -156,6 +162,11 @@ def test_a_second_run_finds_every_pod_running_in_the_federation() -> None:
         ({"federations": ["old|prod"]}, "cluster prod belongs to the federation old in slurmdbd"),
         ({"federations": ["fed|prod", "fed|pod3"]}, "the federation fed in slurmdbd also holds the cluster pod3"),
         ({"clustername": {"p2ctl1": "prod"}}, "p2ctl1: the StateSaveLocation of the new pod pod2 already holds the"),
+        # as the slurp task reads the file (base64; "" where the file is missing)
+        (
+            {"clustername_b64": {"p2ctl1": "cHJvZAo=", "p2ctl2": ""}},
+            "p2ctl1: the StateSaveLocation of the new pod pod2 already holds the",
+        ),
     ],
 )
 def test_each_federation_refusal_names_the_host_and_the_fix(changes: dict[str, Any], message: str) -> None:
@@ -167,3 +178,32 @@ def test_a_federation_move_needs_a_federation() -> None:
     assert phase_federation_move(federation_probes(federation={}), GROUPS)["errors"] == [
         "cluster_federation is empty: the inventory describes no federation"
     ]
+
+
+def test_the_live_controllers_are_those_where_systemd_runs_slurmctld() -> None:
+    systemd = {"ctl1": "inactive", "ctl2": "active\n", "p2ctl1": "", "p2ctl2": "active"}
+    assert phase_live_controllers(systemd) == ["ctl2", "p2ctl2"]
+
+
+def test_a_new_pods_clustername_file_read_by_slurp_is_decoded() -> None:
+    unreadable = federation_probes(clustername_b64={"p2ctl1": "not base64!"})
+    assert phase_federation_move(unreadable, GROUPS)["errors"] == []
+
+
+def test_the_federation_preflight_says_what_it_found_in_one_line() -> None:
+    found = {"running": {"prod": "ctl1", "pod2": "p2ctl2"}, "new": []}
+    assert phase_federation_summary(found) == (
+        "running: prod (slurmctld on ctl1), pod2 (slurmctld on p2ctl2); every pod runs: converge and gate only"
+    )
+    assert phase_federation_summary({"running": {"prod": "ctl1"}, "new": ["pod2", "pod3"]}) == (
+        "running: prod (slurmctld on ctl1); new: pod2, pod3"
+    )
+
+
+def test_each_pods_job_records_are_read_from_the_count_query() -> None:
+    results: list[dict[str, Any]] = [
+        {"item": "prod", "query_result": [[{"n": "12"}]]},
+        {"item": "pod2", "query_result": [[{"n": 0}]]},
+        {"item": "pod3", "query_result": [[]]},
+    ]
+    assert phase_job_counts(results) == {"prod": 12, "pod2": 0, "pod3": 0}

@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpucluster.cluster.plugins.filter.accounting import accounting_users_with_operators
-from ansible_collections.gpucluster.cluster.plugins.filter.slurm import slurm_plugstack_errors, slurm_plugstack_lines
+from ansible_collections.gpucluster.cluster.plugins.filter.slurm import (
+    slurm_ctld_manager_errors,
+    slurm_plugstack_errors,
+    slurm_plugstack_lines,
+)
 
 PYXIS = {"path": "/usr/lib/x86_64-linux-gnu/slurm/spank_pyxis.so", "args": ["runtime_path=/run/pyxis"]}
 
@@ -47,3 +51,10 @@ def test_operators_get_a_root_association_unless_listed() -> None:
         "slurm": {"account": "root"},
     }
     assert accounting_users_with_operators({}, []) == {}
+
+
+def test_controllers_run_by_different_managers_are_refused_by_name() -> None:
+    assert slurm_ctld_manager_errors({"ctl1": "pacemaker", "ctl2": "pacemaker"}) == []
+    assert slurm_ctld_manager_errors({}) == []
+    (error,) = slurm_ctld_manager_errors({"p1-ctl1": "pacemaker", "p2-ctl1": "systemd"})
+    assert error.startswith("slurm_ctld_manager differs between the controllers (p1-ctl1: pacemaker, p2-ctl1: systemd)")

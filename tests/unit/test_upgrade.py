@@ -4,6 +4,7 @@ install first, no downgrade, and only hosts off the target are upgraded."""
 from __future__ import annotations
 
 import pytest
+from ansible_collections.gpucluster.cluster.plugins.module_utils import upgrade
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import Release
 from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import (
     hosts_to_upgrade,
@@ -135,3 +136,33 @@ def test_the_lagging_filter_reads_the_registered_loop_results() -> None:
     assert slurm_upgrade_lagging(results, "26.05") == ["ctl02"]
     assert slurm_upgrade_lagging([results[0], {"item": "ctl02", "unreachable": True}], "26.05") == ["ctl02"]
     assert slurm_upgrade_lagging([], "26.05") == []
+
+
+def test_the_packages_built_from_slurms_source_are_pinned_to_the_target() -> None:
+    installed = ["munge", "slurmd", "libslurm42", "slurm-wlm-basic-plugins", "libpmi0", "libpmi2-0", "libpmi2-0-dev"]
+    assert upgrade.source_packages(installed, "25.11") == [
+        "slurmd=25.11.*",
+        "libslurm42=25.11.*",
+        "slurm-wlm-basic-plugins=25.11.*",
+        "libpmi0=25.11.*",
+        "libpmi2-0=25.11.*",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("installed", "package"),
+    [
+        ({"slurmd", "slurm-client", "slurmctld"}, "slurmctld"),
+        ({"slurmd", "slurm-client"}, "slurmd"),
+        ({"slurmdbd", "slurmctld"}, "slurmdbd"),
+        ({"slurm-client"}, "slurm-client"),
+        (set(), "slurm-client"),
+    ],
+)
+def test_a_hosts_release_is_read_from_its_daemons_package(installed: set[str], package: str) -> None:
+    assert upgrade.release_package(installed) == package
+
+
+def test_a_masked_slurmdbd_is_an_interrupted_conversion() -> None:
+    units = {"db2": "masked\n", "db1": "masked", "db3": "enabled", "db4": ""}
+    assert upgrade.interrupted_conversions(units) == ["db1", "db2"]

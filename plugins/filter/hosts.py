@@ -1,0 +1,72 @@
+"""Filters that gather what each host of a play reported, for the tasks that decide over all of them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from ansible.errors import AnsibleUndefinedVariable
+
+
+def host_values(
+    hosts: Iterable[str], hostvars: Mapping[str, Any], name: str, attribute: str = "", default: Any = ""
+) -> dict[str, Any]:
+    """Each host's variable ``name`` by host (a registered result's ``attribute`` where one is named), ``default``
+    ("" unless given) where the host has none: the variable unset, or undefined where it is read (a template over
+    facts not gathered), or the result skipped and without the attribute."""
+    values: dict[str, Any] = {}
+    for host in hosts:
+        try:
+            value = hostvars[host].get(name)
+        except AnsibleUndefinedVariable:
+            value = None
+        if attribute:
+            value = value.get(attribute) if isinstance(value, Mapping) else None
+        values[host] = default if value is None else value
+    return values
+
+
+def _address(variables: Mapping[str, Any], override: str = "") -> str:
+    """The host's ``override`` variable where set, else its default IPv4 address (facts), else its ansible_host;
+    "" without any."""
+    given = variables.get(override) if override else None
+    default = variables.get("ansible_default_ipv4")
+    fact = default.get("address") if isinstance(default, Mapping) else None
+    return str(given or fact or variables.get("ansible_host") or "")
+
+
+def host_addresses(hosts: Iterable[str], hostvars: Mapping[str, Any], override: str = "") -> dict[str, str]:
+    """Each host's address for a service among the hosts: the host's ``override`` variable where set (e.g.
+    pacemaker_node_address), else its default IPv4 address (gathered facts), else its ansible_host (the tier-1
+    validation runs before facts), else its name."""
+    return {host: _address(hostvars[host], override) or host for host in hosts}
+
+
+def etc_hosts(hosts: Iterable[str], hostvars: Mapping[str, Any]) -> dict[str, Any]:
+    """/etc/hosts' lines for the hosts ("address name", by name; the address from the host's facts, else its
+    ansible_host) and the hosts that have neither (a run with --limit whose other hosts' facts are not cached):
+    {block, missing}."""
+    addresses = {host: _address(hostvars[host]) for host in sorted(hosts, key=str.lower)}
+    return {
+        "block": "".join(f"{address} {host}\n" for host, address in addresses.items() if address),
+        "missing": [host for host, address in addresses.items() if not address],
+    }
+
+
+def item_values(results: Iterable[Mapping[str, Any]], attribute: str, default: Any = "") -> dict[str, Any]:
+    """A looped task's results by item (each loop item's result ``attribute``; ``default`` where it has none)."""
+    values: dict[str, Any] = {}
+    for result in results:
+        value = result.get(attribute)
+        values[str(result.get("item"))] = default if value is None else value
+    return values
+
+
+class FilterModule:
+    def filters(self) -> dict[str, Callable[..., Any]]:
+        return {
+            "host_values": host_values,
+            "item_values": item_values,
+            "host_addresses": host_addresses,
+            "etc_hosts": etc_hosts,
+        }

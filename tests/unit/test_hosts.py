@@ -1,0 +1,47 @@
+"""The filters that gather what each host reported or holds (plugins/filter/hosts.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ansible_collections.gpucluster.cluster.plugins.filter.hosts import etc_hosts, host_addresses, host_values
+
+
+def test_host_values_reads_each_hosts_variable_or_result() -> None:
+    hostvars = {
+        "a": {"unit": {"stdout": "masked", "rc": 0}, "version": "24.11.5"},
+        "b": {"unit": {"skipped": True}},
+        "c": {"unit": "not a result"},
+    }
+    assert host_values(["a", "b", "c"], hostvars, "unit", "stdout") == {"a": "masked", "b": "", "c": ""}
+    assert host_values(["a", "b"], hostvars, "version") == {"a": "24.11.5", "b": ""}
+
+
+def test_host_addresses_prefer_the_override_then_facts_then_ansible_host() -> None:
+    hostvars: dict[str, dict[str, Any]] = {
+        "ctl1": {"pacemaker_node_address": "10.1.0.1", "ansible_default_ipv4": {"address": "10.0.0.1"}},
+        "ctl2": {"ansible_default_ipv4": {"address": "10.0.0.2"}, "ansible_host": "192.0.2.2"},
+        "ctl3": {"ansible_host": "192.0.2.3"},
+        "ctl4": {"pacemaker_node_address": "", "ansible_default_ipv4": {}},
+    }
+    assert host_addresses(list(hostvars), hostvars, "pacemaker_node_address") == {
+        "ctl1": "10.1.0.1",
+        "ctl2": "10.0.0.2",
+        "ctl3": "192.0.2.3",
+        "ctl4": "ctl4",
+    }
+    assert host_addresses(["ctl1"], hostvars)["ctl1"] == "10.0.0.1"
+    assert host_values(["ctl3"], hostvars, "slurm_ctld_manager", default="systemd") == {"ctl3": "systemd"}
+
+
+def test_etc_hosts_lists_every_host_by_name_and_names_those_without_an_address() -> None:
+    hostvars: dict[str, dict[str, Any]] = {
+        "c2": {"ansible_default_ipv4": {"address": "10.0.0.2"}},
+        "a1": {"ansible_default_ipv4": {"address": "10.0.0.1"}, "ansible_host": "192.0.2.1"},
+        "b1": {"ansible_host": "192.0.2.9"},
+        "d4": {},
+    }
+    assert etc_hosts(list(hostvars), hostvars) == {
+        "block": "10.0.0.1 a1\n192.0.2.9 b1\n10.0.0.2 c2\n",
+        "missing": ["d4"],
+    }
