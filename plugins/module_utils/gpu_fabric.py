@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import netaddr
-
+from .addresses import is_network
 from .hostlist import fold
 
 TYPES = ("ipoib", "ethernet")
@@ -18,14 +17,9 @@ MTU_MIN, MTU_MAX, DATAGRAM_MTU_MAX = 68, 65520, 4092
 EXAMPLE = "{name: ib0, network: 10.20.0.0/16}"
 
 
-def _network(text: Any) -> netaddr.IPNetwork | None:
-    """A network written with its prefix (10.20.0.0/16), None otherwise."""
-    if not isinstance(text, str) or "/" not in text:
-        return None
-    try:
-        return netaddr.IPNetwork(text)
-    except (netaddr.AddrFormatError, ValueError, TypeError):
-        return None
+def _with_prefix(text: Any) -> bool:
+    """A network or address written with its prefix (10.20.0.0/16, 10.20.1.23/16)."""
+    return isinstance(text, str) and "/" in text and is_network(text)
 
 
 def _mtu(value: Any) -> int | None:
@@ -59,7 +53,7 @@ def interface_errors(interfaces: Any) -> list[str]:
         names.append(name)
         if "network" not in interface:
             problems.append(f"{label} has no network: give the fabric's network with its prefix, e.g. {EXAMPLE}")
-        elif _network(interface["network"]) is None:
+        elif not _with_prefix(interface["network"]):
             problems.append(
                 f"{label}: network {interface['network']!r} is not a network with its prefix (10.20.0.0/16)"
             )
@@ -97,7 +91,7 @@ def address_errors(addresses: Any, interfaces: Any) -> list[str]:
     for name, address in addresses.items():
         if name not in declared:
             problems.append(f"gpu_fabric_addresses names {name}, which is not in gpu_fabric_interfaces")
-        elif _network(address) is None:
+        elif not _with_prefix(address):
             problems.append(
                 f"gpu_fabric_addresses.{name}: {address!r} is not an address with its prefix (10.20.1.23/16)"
             )
