@@ -151,13 +151,16 @@ def parse_junit(module: str, xml_text: str) -> list[Outcome]:
     return outcomes
 
 
-def module_command(directory: str, module: str, results: str, test_limit: int) -> str:
-    """The shell command that runs one module as the lab user, in local-config mode."""
+def module_command(directory: str, module: str, results: str, test_limit: int, deselect: Iterable[str] = ()) -> str:
+    """The shell command that runs one module as the lab user, in local-config mode; ``deselect``: tests
+    (``module::test``) of the module not to run."""
+    mine = (test.split("::", 1)[1] for test in deselect if test.startswith(f"{module}::"))
+    skipped = "".join(f"--deselect tests/{module}.py::{test} " for test in mine)
     return (
         f"cd {directory}/python && SLURM_TESTSUITE_CONF={directory}/testsuite.conf "
         f"python3 -m pytest -p no:cacheprovider --local-config --no-color -q -o junit_family=xunit2 "
         f"--timeout={test_limit} --basetemp={results}/tmp/{module} --junitxml={results}/{module}.xml "
-        f"tests/{module}.py >{results}/{module}.log 2>&1"
+        f"{skipped}tests/{module}.py >{results}/{module}.log 2>&1"
     )
 
 
@@ -209,16 +212,18 @@ def run(
     target: str = "/home/slurm-testsuite",
     test_limit: int = 120,
     module_limit: int = 600,
+    deselect: Iterable[str] = (),
 ) -> tuple[Summary, dict[str, float]]:
-    """Every module of the suite at ``directory`` as ``user`` on ``host``, one pytest each; the summary and each
-    module's seconds (a module past ``module_limit`` is one error)."""
+    """Every module of the suite at ``directory`` as ``user`` on ``host``, one pytest each, less the tests named in
+    ``deselect`` (``module::test``); the summary and each module's seconds (a module past ``module_limit`` is one
+    error)."""
     install(host, user, directory, target)
     results = f"{target}/results"
     summary, seconds = Summary(), {}
     try:
         for module in modules(directory):
             start = time.monotonic()
-            command = module_command(target, module, results, test_limit)
+            command = module_command(target, module, results, test_limit, deselect)
             try:
                 _docker("exec", "-u", user, "-w", target, host, "bash", "-c", command, timeout=module_limit)
             except subprocess.TimeoutExpired:

@@ -54,7 +54,7 @@ BMC = "10.213.0.250"  # the fence devices' address in molecule/production/invent
 # Five in the test command (its time); the failover measurements of docs/production.md ran ten.
 DRILLS = int(os.environ.get("GPUCLUSTER_FAILOVER_DRILLS", "5"))
 # upgrade-production.yml --check --diff on the pilot before the move: about 3 more minutes, so by hand only.
-PILOT_CHECK = os.environ.get("GPUCLUSTER_PRODUCTION_PILOT_CHECK") == "1"
+PILOT_CHECK = os.environ.get("GPUCLUSTER_PRODUCTION_PILOT_CHECK") == "1" or molecule_run.FULL
 SUITE = "trixie"
 # the pair's shared StateSaveLocation (cluster_slurm_config of molecule/production/inventory)
 STATE_SAVE_LOCATION = "/srv/slurmctld"
@@ -129,10 +129,10 @@ def pilot_with_jobs() -> tuple[list[str], str, list[str]]:
     """Three jobs done and recorded, one running until the test lets it end, one job and a 3-task array queued
     behind it; returns the done jobs' sacct rows, the running job and the queue."""
     done = [submit("true") for _ in range(3)]
-    wait(lambda: set(job_states(done).values()) == {"COMPLETED"}, 120, "the pilot's first jobs to be recorded")
+    wait(lambda: set(job_states(done).values()) == {"COMPLETED"}, 300, "the pilot's first jobs to be recorded")
     accounting = sh(COMPUTE, SACCT_BEFORE).splitlines()
     running_job = sh(COMPUTE, f"sbatch --parsable -J phase-running --wrap 'until [ -e {GO} ]; do sleep 2; done'")
-    wait(partial(job_running, running_job), 60, "the long job to start")
+    wait(partial(job_running, running_job), 180, "the long job to start")
     sh(COMPUTE, "sbatch --parsable -J phase-queued -n 2 --wrap hostname")
     sh(COMPUTE, "sbatch --parsable -J phase-array -n 2 --array=1-3 --wrap true")
     return accounting, running_job, queue()
@@ -218,7 +218,7 @@ def test_phase_upgrade_kept_every_job_and_accounting_row(lab: Lab) -> None:
     assert all(job in queue() for job in lab.queue_before), (lab.queue_before, queue())
     sh(COMPUTE, f"touch {GO}")
     try:
-        wait(lambda: not queue(), 240, "the jobs of before the upgrade to complete")
+        wait(lambda: not queue(), 480, "the jobs of before the upgrade to complete")
     finally:
         print(sh(COMPUTE, "squeue -a; sacct -a -X -S 2020-01-01 -o JobID,JobName,State,ExitCode,NodeList", check=False))
     after = {line.split("|", 1)[0]: line for line in sh(COMPUTE, SACCT_BEFORE).splitlines()}
@@ -268,14 +268,14 @@ def test_job_mail_without_a_relay_is_logged_as_not_sent(lab: Lab) -> None:
     """The production inventory names no mail relay (cluster_mail): MailProg is the project's stand-in, which
     sends nothing and logs, on the controller in charge, the mail a --mail-type job would have had."""
     job = submit_with("--mail-type=END", "true")
-    wait(lambda: job_states([job]).get(job) == "COMPLETED", 120, f"job {job} to complete")
+    wait(lambda: job_states([job]).get(job) == "COMPLETED", 300, f"job {job} to complete")
     active = next(host for host in CONTROLLERS if slurmctld_active(host))
 
     def logged() -> bool:
         journal = sh(active, "journalctl --no-pager -o cat -t gpucluster-no-mail", check=False)
         return f"Job_id={job} " in journal and "not sent, no mail relay" in journal
 
-    wait(logged, 60, f"{active} to log the mail of job {job} as not sent")
+    wait(logged, 120, f"{active} to log the mail of job {job} as not sent")
 
 
 def production_secrets() -> dict[str, list[str]]:
@@ -402,6 +402,9 @@ def wait(predicate: Callable[[], object], timeout: float, what: str) -> float:
     return time.monotonic() - start
 
 
+# Waits for a job to start or end, a record to appear or a node to rejoin are bounded generously (the test command
+# runs this lab beside the pilot lab on two cores: a job's start took over 60 s there); what a drill asserts is the
+# behaviour, and its times go to the drills' report.
 # How long a takeover may take, from the daemons' own timeouts rather than a target: Corosync declares the
 # peer lost after token + consensus (1.2 x token; the lab's token is 1 s), Pacemaker's fencer has
 # stonith-timeout (60 s) per attempt and the scheduler tries again after a failure, then the group starts the
@@ -447,7 +450,7 @@ def wait_for_state_saved(host: str, job: str) -> None:
     """Until slurmctld on ``host`` has saved its state after ``job`` started (a second's margin: the file's
     time has a resolution of one second)."""
     started = time.time()
-    wait(partial(state_saved_after, host, started + 1), 60, f"{host} to save the start of {job}")
+    wait(partial(state_saved_after, host, started + 1), 120, f"{host} to save the start of {job}")
 
 
 def controller_in_charge(host: str) -> bool:
@@ -472,7 +475,7 @@ def test_controller_failover_drills(lab: Lab) -> None:
             active = next(host for host in CONTROLLERS if slurmctld_active(host))
             peer = next(host for host in CONTROLLERS if host != active)
             long_job = submit("sleep 40")
-            wait(partial(job_running, long_job), 60, f"job {long_job} to start")
+            wait(partial(job_running, long_job), 180, f"job {long_job} to start")
             # slurmctld saves job state every few seconds: what changed just before a crash is gone with it
             # (SchedMD's HA guide), so the drill kills the controller after the start has been saved.
             wait_for_state_saved(active, long_job)
@@ -499,7 +502,7 @@ def test_controller_failover_drills(lab: Lab) -> None:
                 f"drill {drill + 1}: {active} killed, fenced by {peer} (fence_virsh), {peer} in charge (VIP, squeue) "
                 f"after {seconds:.1f} s"
             )
-        wait(lambda: set(job_states(submitted).values()) == {"COMPLETED"}, 120, "every drill job to complete")
+        wait(lambda: set(job_states(submitted).values()) == {"COMPLETED"}, 300, "every drill job to complete")
     finally:
         watch.stop.set()
         watcher.join()
@@ -552,7 +555,7 @@ def test_a_cut_off_controller_is_fenced_before_its_peer_takes_over(lab: Lab) -> 
     active = next(host for host in CONTROLLERS if slurmctld_active(host))
     peer = next(host for host in CONTROLLERS if host != active)
     job = submit("sleep 45")
-    wait(partial(job_running, job), 60, f"job {job} to start")
+    wait(partial(job_running, job), 180, f"job {job} to start")
     wait_for_state_saved(active, job)  # the job's start in StateSaveLocation (see the kill drills)
     watch = Watch()
     watcher = threading.Thread(target=watch.run, daemon=True)
@@ -560,8 +563,10 @@ def test_a_cut_off_controller_is_fenced_before_its_peer_takes_over(lab: Lab) -> 
     try:
         since = time.time()
         sh(active, "ip link set eth0 down")
-        seconds = wait(partial(controller_in_charge, peer), 120, f"{peer} to take over from the cut-off {active}")
-        wait(partial(rejoined, active), 180, f"{active} to come back from its reboot and rejoin")
+        seconds = wait(
+            partial(controller_in_charge, peer), TAKEOVER_BOUND, f"{peer} to take over from the cut-off {active}"
+        )
+        wait(partial(rejoined, active), 300, f"{active} to come back from its reboot and rejoin")
     finally:
         watch.stop.set()
         watcher.join()
@@ -573,7 +578,7 @@ def test_a_cut_off_controller_is_fenced_before_its_peer_takes_over(lab: Lab) -> 
     assert monotonic_seconds(peer, "slurmctld") > powered_off, f"{peer} started slurmctld before {active} was off"
     assert not watch.both_seen, f"two controllers ran slurmctld at {watch.both_seen}"
     assert not slurmctld_active(active), f"{active} started slurmctld beside {peer} after its reboot"
-    wait(lambda: job_states([job]).get(job) == "COMPLETED", 120, f"job {job}, running across the split")
+    wait(lambda: job_states([job]).get(job) == "COMPLETED", 300, f"job {job}, running across the split")
     report(
         f"network split: {active} cut off, fenced by {peer} with the rotated password, {peer} in charge after "
         f"{seconds:.1f} s; {active} rebooted and rejoined; job {job} completed"
@@ -589,7 +594,7 @@ def test_galera_node_loss_keeps_accounting_and_the_node_rejoins(lab: Lab) -> Non
     # loss of the node under the primary slurmdbd takes a slurmdbd restart (docs/production.md).
     node = "prod-db03"
     sh(node, "systemctl stop mariadb")
-    wait(lambda: galera_size("prod-db02") == "2", 60, "the cluster to shrink to 2")
+    wait(lambda: galera_size("prod-db02") == "2", 120, "the cluster to shrink to 2")
     assert sh(COMPUTE, "srun --job-name=galera-loss hostname") == COMPUTE
     wait(
         lambda: "galera-loss" in sh(COMPUTE, "sacct -X -n -P -o JobName -S now-10minutes", check=False),
@@ -637,7 +642,7 @@ def test_galera_recovery_never_leaves_the_newest_node_behind(lab: Lab) -> None:
     count = "SELECT COUNT(*), MAX(id_job) FROM prod_job_table"
     for host in ("prod-db03", "prod-db02"):
         sh(host, "systemctl stop mariadb")
-    wait(lambda: galera_size("prod-db01") == "1", 60, "prod-db01 to run alone")
+    wait(lambda: galera_size("prod-db01") == "1", 120, "prod-db01 to run alone")
     sh(COMPUTE, "srun --job-name=only-on-db01 hostname")
     wait(
         lambda: "only-on-db01" in sh(COMPUTE, "sacct -X -n -P -o JobName -S now-10minutes", check=False),
@@ -814,7 +819,7 @@ def test_rolling_slurm_upgrade_of_the_pacemaker_pair(lab: Lab) -> None:
     rows = 'mariadb -N -B slurm_acct_db -e "SELECT COUNT(*) FROM prod_job_table"'
     rows_before = int(sh("prod-db01", rows))
     long_job = sh(COMPUTE, f"sbatch --parsable -J across-upgrade --wrap 'until [ -e {UPGRADE_GO} ]; do sleep 2; done'")
-    wait(lambda: "RUNNING" in job_states([long_job]).get(long_job, ""), 60, "the long job to start")
+    wait(lambda: "RUNNING" in job_states([long_job]).get(long_job, ""), 180, "the long job to start")
     queued = sh(COMPUTE, "sbatch --parsable -J queued-upgrade -n 2 --wrap hostname")
     env = {
         "GPUCLUSTER_LAB_SIDE_EFFECT": "upgrade-slurm.yml",
@@ -849,7 +854,7 @@ def test_rolling_slurm_upgrade_of_the_pacemaker_pair(lab: Lab) -> None:
     assert "SLURM_VERSION = 26.05." in " ".join(sh(COMPUTE, "scontrol show config | grep ^SLURM_VERSION").split())
     assert job_states([long_job, queued]) == {long_job: "RUNNING", queued: "PENDING"}
     sh(COMPUTE, f"touch {UPGRADE_GO}")
-    wait(lambda: set(job_states([long_job, queued]).values()) == {"COMPLETED"}, 240, "the jobs across the upgrade")
+    wait(lambda: set(job_states([long_job, queued]).values()) == {"COMPLETED"}, 480, "the jobs across the upgrade")
     after = dict(line.split("|", 1) for line in sh(COMPUTE, history).splitlines())
     assert set(before) <= set(after), sorted(set(before) - set(after))
     assert all(after[job] == "COMPLETED" for job, state in before.items() if state == "COMPLETED"), (before, after)

@@ -7,12 +7,15 @@ import hashlib
 import io
 import lzma
 import tarfile
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from lab import slurm_testsuite
 from lab.slurm_testsuite import Outcome, Summary, parse_junit
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def orig(files: dict[str, str]) -> bytes:
@@ -121,3 +124,17 @@ def test_only_failures_missing_from_the_table_are_unexplained() -> None:
     assert "test_116_1::test_bad (failed): the suite assumes a CR_CPU cluster" in report
     assert "test_116_1::test_broken (error): NOT IN THE TABLE: failed on setup" in report
     assert summary.stale({"test_116_1::test_ok": "x", "test_116_1::test_bad": "y"}) == ["test_116_1::test_ok"]
+
+
+def test_a_deselected_test_is_left_out_of_its_own_module_only() -> None:
+    deselect = ["test_112_1::test_invalid_input"]
+    command = slurm_testsuite.module_command("/home/s", "test_112_1", "/home/s/results", 120, deselect)
+    assert "--deselect tests/test_112_1.py::test_invalid_input tests/test_112_1.py" in command
+    other = slurm_testsuite.module_command("/home/s", "test_112_2", "/home/s/results", 120, deselect)
+    assert "--deselect" not in other
+
+
+def test_every_test_not_run_is_a_known_failure() -> None:
+    table = tomllib.loads((ROOT / "tests" / "lab" / "slurm_testsuite_known.toml").read_text(encoding="utf-8"))
+    for release, entry in table["release"].items():
+        assert set(entry.get("deselect", [])) <= set(entry["known"]), release
