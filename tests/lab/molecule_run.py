@@ -21,10 +21,11 @@ MOLECULE = ROOT / ".venv" / "bin" / "molecule"
 # Debian release of the lab image -> the Slurm release it ships. Debian 13 is the lab's default.
 SUITES = {"trixie": "24.11", "bookworm": "22.05"}
 
-# The test command (CI: 90 minutes on 2 cores) runs the whole-cluster labs on Debian 13 and, for Debian 12 (Slurm
-# 22.05), the one-host scenarios of the roles that hold its daemons. GPUCLUSTER_FULL=1 runs everything: the pilot
-# lab on both suites, every role scenario on both suites, those of several hosts, and the opt-in drills
-# (GPUCLUSTER_FAILOVER_DRILLS, GPUCLUSTER_PRODUCTION_PILOT_CHECK). docs/performance.md gives what each part costs.
+# The test command (CI: 90 minutes on 2 cores) runs the pilot and production labs on Debian 13 and, for Debian 12
+# (Slurm 22.05), the one-host scenarios of the roles that hold its daemons. GPUCLUSTER_FULL=1 runs everything: the
+# pilot lab on both suites, every role scenario on both suites, those of several hosts, the booleans-as-words check
+# runs, the production pilot's check run (GPUCLUSTER_PRODUCTION_PILOT_CHECK) and the federation lab.
+# docs/performance.md gives what each part costs.
 FULL = os.environ.get("GPUCLUSTER_FULL") == "1"
 
 

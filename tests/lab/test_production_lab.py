@@ -53,7 +53,8 @@ LOGIN_VIP = "10.213.0.101"
 BMC = "10.213.0.250"  # the fence devices' address in molecule/production/inventory
 # Five in the test command (its time); the failover measurements of docs/production.md ran ten.
 DRILLS = int(os.environ.get("GPUCLUSTER_FAILOVER_DRILLS", "5"))
-# upgrade-production.yml --check --diff on the pilot before the move: about 3 more minutes, so by hand only.
+# upgrade-production.yml --check --diff on the pilot before the move: about 3 more minutes, so by hand or in the
+# full run (GPUCLUSTER_FULL=1) only.
 PILOT_CHECK = os.environ.get("GPUCLUSTER_PRODUCTION_PILOT_CHECK") == "1" or molecule_run.FULL
 SUITE = "trixie"
 # the pair's shared StateSaveLocation (cluster_slurm_config of molecule/production/inventory)

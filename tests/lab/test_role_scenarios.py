@@ -79,6 +79,7 @@ def test_the_scenarios_of_the_test_command_exist_and_cover_slurm_22_05s_daemons(
     deployed = named - ({"lustre"} if "lustre_mounts" not in inventory else set())
     not_in_pilot = set(ROLES) - set(PEERS) - deployed - {"cluster"}  # cluster: the other roles' entry points
     assert not_in_pilot <= {role for role, suite in IN_TEST_COMMAND if suite == "trixie"}, not_in_pilot
+    assert "skip-tags" not in (ROOT / "molecule" / "pilot" / "molecule.yml").read_text()
 
 
 @pytest.mark.parametrize(("role", "suite"), MATRIX, ids=[f"{role}-{suite}" for role, suite in MATRIX])
