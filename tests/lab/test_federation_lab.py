@@ -141,6 +141,14 @@ def phase2_with_jobs() -> tuple[list[str], str, list[str]]:
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Lab]:
+    try:  # a lab that fails to build is destroyed too: its fixed names would stop the next run
+        yield build()
+    finally:
+        molecule_run.destroy_lab("federation", SUITE, VOLUMES, ENV)
+
+
+def build() -> Lab:
+    """Pod1 as a production cluster with jobs, a check run and a refused run, then upgrade-federation.yml."""
     seconds = molecule_run.build_earlier_phase("federation", SUITE, VOLUMES, PHASE2_INVENTORY, ENV)
     print(f"\nfederation lab: the production cluster pod1 on its own (3 hosts) converged in {seconds:.0f} s")
     accounting, running_job, queued = phase2_with_jobs()
@@ -165,10 +173,9 @@ def lab() -> Iterator[Lab]:
         f"\nfederation lab: upgrade-federation.yml took {seconds:.0f} s with {len(queued)} jobs queued or running; "
         f"squeue -M pod1 went unanswered in {len(outage.failed)} of {outage.samples} samples (2 s apart)"
     )
-    yield Lab(
+    return Lab(
         upgrade.stdout + upgrade.stderr, check, after_check, refusal, accounting, running_job, queued, started, corosync
     )
-    molecule_run.destroy_lab("federation", SUITE, VOLUMES, ENV)
 
 
 def test_check_mode_before_the_move_changes_nothing(lab: Lab) -> None:

@@ -86,10 +86,12 @@ PILOT_SUITES = {suite: release for suite, release in SUITES.items() if molecule_
 @pytest.fixture(scope="module", params=list(PILOT_SUITES), ids=[f"{s}-slurm{r}" for s, r in PILOT_SUITES.items()])
 def lab(request: pytest.FixtureRequest) -> Iterator[Lab]:
     _suite["name"] = request.param
-    log, seconds = molecule_run.build_lab("pilot", request.param, VOLUMES)
-    print(f"\npilot lab ({request.param}): first converge took {seconds:.0f} s")
-    yield Lab(log, seconds)
-    molecule_run.destroy_lab("pilot", request.param, VOLUMES)
+    try:  # a lab that fails to build is destroyed too: its fixed names would stop the next run
+        log, seconds = molecule_run.build_lab("pilot", request.param, VOLUMES)
+        print(f"\npilot lab ({request.param}): first converge took {seconds:.0f} s")
+        yield Lab(log, seconds)
+    finally:
+        molecule_run.destroy_lab("pilot", request.param, VOLUMES)
 
 
 def test_second_converge_changes_nothing(lab: Lab) -> None:

@@ -157,6 +157,15 @@ def pilot_state() -> PilotState:
 @pytest.fixture(scope="module")
 def lab() -> Iterator[Lab]:
     bmc.down()  # an earlier lab's BMC would keep the lab's network in use
+    try:  # a lab that fails to build is destroyed too: its fixed names would stop the next run
+        yield build()
+    finally:
+        bmc.down()
+        molecule_run.destroy_lab("production", SUITE, VOLUMES, ENV)
+
+
+def build() -> Lab:
+    """The phase-1 pilot with jobs, then upgrade-production.yml run on it while squeue is sampled."""
     seconds = molecule_run.build_earlier_phase("production", SUITE, VOLUMES, PILOT_INVENTORY, ENV)
     report(f"production lab: the phase-1 pilot (4 hosts) converged in {seconds:.0f} s")
     # The BMC the production inventory's fence devices log in to, before the move to production declares them.
@@ -191,9 +200,7 @@ def lab() -> Iterator[Lab]:
         f"squeue went unanswered in {len(samples.failed)} of {samples.samples} samples (2 s apart), "
         f"longest outage {samples.longest():.0f} s"
     )
-    yield Lab(upgrade.stdout + upgrade.stderr, seconds, accounting, running_job, queued, check, around_check)
-    bmc.down()
-    molecule_run.destroy_lab("production", SUITE, VOLUMES, ENV)
+    return Lab(upgrade.stdout + upgrade.stderr, seconds, accounting, running_job, queued, check, around_check)
 
 
 def test_check_mode_on_the_pilot_changes_nothing(lab: Lab) -> None:
