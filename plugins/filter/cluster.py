@@ -13,7 +13,11 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.render import (
     configs_from_inventory,
     inventory_errors,
 )
-from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import host_job_scripts, state_save_location
+from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import (
+    gpu_index_order,
+    host_job_scripts,
+    state_save_location,
+)
 from ansible_collections.gpucluster.cluster.plugins.module_utils.userview import user_view
 from ansible_collections.gpucluster.cluster.plugins.module_utils.validate import GPU_CATALOGUE
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import (
@@ -109,8 +113,8 @@ def cluster_user_view(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str
 
 
 def cluster_node_gpus(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, dict[str, Any]]:
-    """The GPUs the inventory declares, per GPU host (node type, GRES type, count, devices, detection):
-    computed once per play, each host reads its own entry."""
+    """The GPUs the inventory declares, per GPU host (node type, GRES type, count, devices, Slurm's index order
+    of the device files, detection): computed once per play, each host reads its own entry."""
     node_types = [nt for cluster in pods_or_raise(spec, groups).values() for nt in cluster.node_types]
     result: dict[str, dict[str, Any]] = {}
     for node_type in node_types:
@@ -122,6 +126,7 @@ def cluster_node_gpus(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str
             "type": gpu.type,
             "count": gpu.count,
             "devices": list(gpu.devices),
+            "index_order": gpu_index_order(node_type),
             "autodetect": gpu.autodetect,
             "nvml_name": gpu.nvml_name or GPU_CATALOGUE.get(gpu.type.lower(), ""),
             "mig": gpu.mig,

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .cluster_types import Cluster, NodeType, Partition
-from .hostlist import fold, fold_chunks
+from .hostlist import expand, fold, fold_chunks
 from .topology import topology_plugin
 from .validate import time_minutes
 
@@ -440,6 +440,21 @@ def partition_line(cluster: Cluster, partition: Partition) -> str:
     return dict_line(pairs)
 
 
+def gres_files(node_type: NodeType) -> str:
+    """gres.conf's File= of a node type's GPUs (empty with AutoDetect, where slurmd names them)."""
+    gpu = node_type.gpu
+    if gpu is None or gpu.autodetect != "off":
+        return ""
+    return "/dev/" + fold(device.removeprefix("/dev/") for device in gpu.devices)
+
+
+def gpu_index_order(node_type: NodeType) -> list[str]:
+    """The node type's GPU device files in Slurm's index order (the order slurmd expands File=; SLURM_STEP_GPUS
+    and SLURM_JOB_GPUS hold these indices); empty with AutoDetect."""
+    files = gres_files(node_type)
+    return expand(files) if files else []
+
+
 def gres_lines(node_type: NodeType, suffix_ranges: bool = True) -> list[str]:
     """gres.conf for one node type: typed File= lines, or AutoDetect for the node type's hosts."""
     gpu = node_type.gpu
@@ -450,8 +465,8 @@ def gres_lines(node_type: NodeType, suffix_ranges: bool = True) -> list[str]:
         if gpu.autodetect != "off":
             lines.append(dict_line([("NodeName", chunk), ("AutoDetect", gpu.autodetect)]))
         else:
-            devices = "/dev/" + fold(device.removeprefix("/dev/") for device in gpu.devices)
-            lines.append(dict_line([("NodeName", chunk), ("Name", "gpu"), ("Type", gpu.type), ("File", devices)]))
+            pairs = [("NodeName", chunk), ("Name", "gpu"), ("Type", gpu.type), ("File", gres_files(node_type))]
+            lines.append(dict_line(pairs))
     return lines
 
 

@@ -24,3 +24,15 @@ def test_every_filter_reports_all_problems_at_once() -> None:
         message = str(caught.value)
         assert message.startswith("invalid cluster inventory:")
         assert "'not-an-ip' is not an IP address" in message and "cluster_name" in message
+
+
+def test_each_gpu_hosts_index_order_is_the_order_slurmd_expands_gres_conf() -> None:
+    """SLURM_STEP_GPUS holds Slurm's indices: the i-th file of gres.conf's File= expansion (numeric, not as
+    declared); the containers role's map is that list. AutoDetect nodes have none (slurmd names the files)."""
+    spec = valid_spec()
+    spec["node_types"]["h100"]["gpu"]["devices"] = "/dev/nvidia10,/dev/nvidia2,/dev/nvidia[0-1]"
+    gpus = cluster_node_gpus(spec, valid_groups())
+    assert gpus["gpu01"]["index_order"] == ["/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia2", "/dev/nvidia10"]
+    assert "cpu01" not in gpus
+    spec["node_types"]["h100"]["gpu"] = {"type": "h100", "count": 4, "autodetect": "nvml"}
+    assert cluster_node_gpus(spec, valid_groups())["gpu01"]["index_order"] == []
