@@ -109,10 +109,11 @@ def test_the_host_side_import_check_sees_a_third_party_import_through_module_uti
     assert host_side_imports(MODULE_UTILS / "firewall.py")["addresses.py"] == {"netaddr"}
 
 
-# Rules live in Python: the selectattr/zip/for lines left in the roles' tasks, vars and handlers and in the
-# playbooks (issue 26: about 60 at first, "under 15" asked). A new one is a rule to write as a filter instead.
-JINJA_RULE = re.compile(r"selectattr|rejectattr|zip\(|\{% for")
-JINJA_RULE_LINES_LEFT = 12
+# Rules live in Python: the selectattr/zip/extract/for lines left in the roles' tasks, vars and handlers and in the
+# playbooks, the issue's own count (issue 26: about 68 at first, "under 15" asked). A new one is a rule to write as
+# a filter instead.
+JINJA_RULE = re.compile(r"selectattr|rejectattr|zip\(|extract|\{% for")
+JINJA_RULE_LINES_LEFT = 14
 
 
 def jinja_rule_lines() -> list[str]:
@@ -120,7 +121,7 @@ def jinja_rule_lines() -> list[str]:
         *ROOT.glob("roles/*/tasks/*.yml"),
         *ROOT.glob("roles/*/vars/*.yml"),
         *ROOT.glob("roles/*/handlers/*.yml"),
-        *ROOT.glob("playbooks/*.yml"),
+        *ROOT.glob("playbooks/**/*.yml"),
     ]
     return [
         f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
