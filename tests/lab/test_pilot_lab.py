@@ -422,8 +422,15 @@ def test_controller_state_is_restored_from_the_scheduled_archive(lab: Lab) -> No
     assert squeue_job(ctl, held).startswith("PENDING"), squeue_job(ctl, held)
     timer = docker_exec(ctl, "systemctl", "is-enabled", "gpucluster-slurmctld-state-backup.timer").strip()
     assert timer == "enabled"
+    asked = int(docker_exec(ctl, "date", "+%s"))
     docker_exec(ctl, "scontrol", "reconfigure")  # slurmctld saves its state at once on a reconfigure
-    time.sleep(2)
+
+    def saved() -> bool:
+        stat = ["docker", "exec", ctl, "stat", "-c", "%Y", f"{state}/job_state"]
+        answer = subprocess.run(stat, capture_output=True, text=True, check=False)
+        return answer.returncode == 0 and int(answer.stdout) >= asked
+
+    molecule_run.wait_for("slurmctld to save its job state after the reconfigure", saved, 60)
     # (the hourly timer may have archived already, when the lab has been up across the hour)
     listing = "stat -c '%a %n' /var/backups/gpucluster/slurmctld-state/*.tar.gz 2>/dev/null || true"
     before = set(docker_exec(ctl, "bash", "-c", listing).splitlines())
