@@ -16,6 +16,7 @@ def test_gpu_host_gets_its_node_types_gpus() -> None:
         "type": "h100",
         "count": 4,
         "devices": ["/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia2", "/dev/nvidia3"],
+        "index_order": ["/dev/nvidia0", "/dev/nvidia1", "/dev/nvidia2", "/dev/nvidia3"],
         "autodetect": "off",
         "nvml_name": "NVIDIA H100",
         "mig": False,
