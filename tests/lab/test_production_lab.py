@@ -750,11 +750,18 @@ def test_login_node_loss_moves_the_vip_and_ssh_keeps_working(lab: Lab) -> None:
         120,
         f"{holder} to run keepalived, HAProxy and sshd again",
     )
-    stat = "echo 'show stat' | socat stdio /run/haproxy/admin.sock | grep -c '^login_nodes,.*,UP,'"
+    # login_nodes' servers that HAProxy sees UP (field 18: status) - not its BACKEND line, whose UP a grep over
+    # the whole line also counted: "2" then held with the repaired node still down, and never once it was up.
+    stat = (
+        "echo 'show stat' | socat stdio /run/haproxy/admin.sock"
+        ' | awk -F, \'$1=="login_nodes" && $2!="BACKEND" && $18=="UP"\' | wc -l'
+    )
     # rise 2 x inter 2 s once sshd answers; the lab's 2 shared cores (beside another lab) can take longer.
     try:
         seconds = wait(
-            lambda: sh(survivor, stat, check=False) == "2", 90, f"HAProxy on {survivor} to see {holder} up again"
+            lambda: sh(survivor, stat, check=False) == str(len(LOGINS)),
+            90,
+            f"HAProxy on {survivor} to see {holder} up again",
         )
     finally:  # what HAProxy checks and what sshd listens on, for a failure's cause
         print(
