@@ -460,13 +460,13 @@ def gres_lines(node_type: NodeType, suffix_ranges: bool = True) -> list[str]:
     gpu = node_type.gpu
     if gpu is None:
         return []
+    files = gres_files(node_type)
     lines = []
     for chunk in fold_chunks(node_type.hosts, suffix_ranges=suffix_ranges):
         if gpu.autodetect != "off":
             lines.append(dict_line([("NodeName", chunk), ("AutoDetect", gpu.autodetect)]))
         else:
-            pairs = [("NodeName", chunk), ("Name", "gpu"), ("Type", gpu.type), ("File", gres_files(node_type))]
-            lines.append(dict_line(pairs))
+            lines.append(dict_line([("NodeName", chunk), ("Name", "gpu"), ("Type", gpu.type), ("File", files)]))
     return lines
 
 
