@@ -102,6 +102,11 @@ def test_sample_production_inventory_passes_every_check() -> None:
             {"ib0": "10.20.1.23/16"},
             "gpu_fabric_addresses names ib0, which is not in gpu_fabric_interfaces",
         ),
+        (
+            "containers_enroot_config",
+            {"ENROOT_DATA_PATH": "/scratch/enroot # per user"},
+            "containers_enroot_config.ENROOT_DATA_PATH: '/scratch/enroot # per user' holds '#'",
+        ),
     ],
 )
 def test_broken_setting_is_refused_by_name(tmp_path: Path, name: str, value: object, message: str) -> None:

@@ -1,0 +1,74 @@
+"""Settings of the containers role checked before any host is touched: the lines it writes into oci.conf and
+enroot.conf from the inventory (containers_oci_extra, containers_enroot_config).
+
+oci.conf holds ``Key="value"`` lines that slurmd parses; enroot.conf holds ``ENROOT_NAME value`` lines that enroot
+expands in its shell (``$(id -u)`` is meant to be expanded). A value with a line break would add a line of its own,
+a double quote would end oci.conf's value early, and a name enroot does not read is silently ignored: each is
+refused naming the key and saying what to write instead."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+OCI_KEY = re.compile(r"^[A-Z][A-Za-z]+$")
+ENROOT_KEY = re.compile(r"^ENROOT_[A-Z0-9_]+$")
+# characters that would end a line or a quoted value, or start a comment or a command substitution of its own
+OCI_FORBIDDEN = ("\n", "\r", '"')
+ENROOT_FORBIDDEN = ("\n", "\r", '"', "'", "`", "\\", "#")
+
+
+def _value_errors(variable: str, key: str, value: Any, forbidden: tuple[str, ...]) -> list[str]:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return [f"{variable}.{key}: give a string or a number, not {type(value).__name__} {value!r}"]
+    found = sorted({repr(char) for char in forbidden if char in str(value)})
+    if found:
+        return [
+            f"{variable}.{key}: {str(value)!r} holds {', '.join(found)}, which would break the line it is written"
+            " on; give the value on one line without them"
+        ]
+    return []
+
+
+def oci_extra_errors(extra: Any) -> list[str]:
+    """containers_oci_extra: oci.conf names (CamelCase, as oci.conf(5) spells them) to one-line values."""
+    if not isinstance(extra, Mapping):
+        return [
+            f"containers_oci_extra: give a mapping of oci.conf names to values, e.g. {{DisableHooks: nvidia}},"
+            f" not {extra!r}"
+        ]
+    errors: list[str] = []
+    for key, value in extra.items():
+        if not isinstance(key, str) or not OCI_KEY.match(key):
+            errors.append(
+                f"containers_oci_extra: {key!r} is not an oci.conf name; give it as oci.conf(5) spells it, e.g."
+                " DisableHooks, EnvExclude, RunTimeEnvExclude"
+            )
+            continue
+        errors.extend(_value_errors("containers_oci_extra", key, value, OCI_FORBIDDEN))
+    return errors
+
+
+def enroot_config_errors(config: Any) -> list[str]:
+    """containers_enroot_config: enroot's own variable names (ENROOT_*) to one-line values."""
+    if not isinstance(config, Mapping):
+        return [
+            f"containers_enroot_config: give a mapping of enroot settings, e.g. {{ENROOT_MAX_PROCESSORS: 32}},"
+            f" not {config!r}"
+        ]
+    errors: list[str] = []
+    for key, value in config.items():
+        if not isinstance(key, str) or not ENROOT_KEY.match(key):
+            errors.append(
+                f"containers_enroot_config: {key!r} is not a setting enroot reads; its settings are named ENROOT_*"
+                " in capitals (enroot.conf(5)), e.g. ENROOT_MAX_PROCESSORS"
+            )
+            continue
+        errors.extend(_value_errors("containers_enroot_config", key, value, ENROOT_FORBIDDEN))
+    return errors
+
+
+def containers_errors(settings: Mapping[str, Any]) -> list[str]:
+    """Every problem of the containers role's settings (by variable name without the role's prefix)."""
+    return oci_extra_errors(settings.get("oci_extra", {})) + enroot_config_errors(settings.get("enroot_config", {}))
