@@ -163,6 +163,8 @@ class JobScripts:
     task_prolog: str = ""
     task_epilog: str = ""
     prolog_flags: tuple[str, ...] = ()
+    # node-local per-user directories the user-dirs prolog makes ({user}, {uid}: the job's user)
+    user_dirs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .model import USER_DIRS
+
 OCI_KEY = re.compile(r"^[A-Z][A-Za-z]+$")
 ENROOT_KEY = re.compile(r"^ENROOT_[A-Z0-9_]+$")
 # characters that would end a line or a quoted value, or start a comment or a command substitution of its own
@@ -69,6 +71,43 @@ def enroot_config_errors(config: Any) -> list[str]:
     return errors
 
 
+def user_dirs(job_scripts: Any) -> tuple[str, ...]:
+    """The directories the user-dirs prolog makes (cluster_job_scripts.user_dirs, the model's default unset)."""
+    listed = job_scripts.get("user_dirs") if isinstance(job_scripts, Mapping) else None
+    if listed is None:
+        return USER_DIRS
+    return tuple(str(item) for item in listed) if isinstance(listed, list) else ()
+
+
+def runtime_dir_errors(settings: Mapping[str, Any]) -> list[str]:
+    """Each runtime's per-user directory is one the user-dirs prolog makes: its parent is root's, 0711, so the
+    runtime (running as the user) cannot make it itself."""
+    made = user_dirs(settings.get("job_scripts"))
+    errors: list[str] = []
+    state_dir = str(settings.get("oci_state_dir", "")).rstrip("/")
+    if settings.get("oci_runtime", "none") != "none" and f"{state_dir}/{{user}}" not in made:
+        errors.append(
+            f"containers_oci_state_dir is {state_dir}: the OCI runtime keeps each user's state in {state_dir}/<user>,"
+            f" which the user-dirs prolog must make (its parent is root's, mode 0711); add '{state_dir}/{{user}}' to"
+            " cluster_job_scripts.user_dirs"
+        )
+    config = settings.get("enroot_config")
+    defaults = settings.get("enroot_defaults") or {}
+    runtime = (config if isinstance(config, Mapping) else {}).get("ENROOT_RUNTIME_PATH")
+    runtime = str(defaults.get("ENROOT_RUNTIME_PATH", "") if runtime is None else runtime)
+    pattern = runtime.replace("$(id -un)", "{user}").replace("$(id -u)", "{uid}").rstrip("/")
+    if settings.get("enroot") and "$" not in pattern and pattern not in made:
+        errors.append(
+            f"ENROOT_RUNTIME_PATH is {runtime}: enroot keeps each user's runtime files there, which the user-dirs"
+            f" prolog must make (its parent is root's, mode 0711); add '{pattern}' to cluster_job_scripts.user_dirs"
+        )
+    return errors
+
+
 def containers_errors(settings: Mapping[str, Any]) -> list[str]:
     """Every problem of the containers role's settings (by variable name without the role's prefix)."""
-    return oci_extra_errors(settings.get("oci_extra", {})) + enroot_config_errors(settings.get("enroot_config", {}))
+    return (
+        oci_extra_errors(settings.get("oci_extra", {}))
+        + enroot_config_errors(settings.get("enroot_config", {}))
+        + runtime_dir_errors(settings)
+    )

@@ -252,6 +252,11 @@ PRIORITY_KEYS = keys("cluster_scheduling.priority")
 PREEMPT_KEYS = keys("cluster_scheduling.preempt")
 ACCOUNTING_KEYS = keys("cluster_accounting")
 JOB_SCRIPT_KEYS = keys("cluster_job_scripts")
+# The runtime state of the containers role's runtimes, per user on each node: crun's (containers_oci_state_dir/%u)
+# and enroot's (ENROOT_RUNTIME_PATH). Batch jobs have no /run/user/<uid>; a world-writable parent would let one user
+# make another's directory first. The user-dirs prolog sample makes them.
+USER_DIRS = ("/run/slurm-oci/{user}", "/run/enroot/user-{uid}")
+USER_DIRS_SCRIPT = "user-dirs"
 JOB_SUBMIT_KEYS = keys("cluster_job_submit")
 JOB_TMPFS_KEYS = keys("cluster_job_tmpfs")
 HEALTH_CHECK_KEYS = keys("cluster_health_check")
@@ -667,14 +672,20 @@ def _read_job_scripts(reader: _Reader, raw: Any) -> JobScripts:
     data = reader.mapping(raw, "cluster_job_scripts")
     reader.unknown_keys(data, JOB_SCRIPT_KEYS, "cluster_job_scripts")
     where = "cluster_job_scripts"
+    user_dirs = USER_DIRS if data.get("user_dirs") is None else reader.strings(data, "user_dirs", where)
+    prolog = reader.strings(data, "prolog", where)
+    if user_dirs and USER_DIRS_SCRIPT not in prolog:
+        # first, so that every later script and the job's first step find the directories made
+        prolog = (USER_DIRS_SCRIPT, *prolog)
     return JobScripts(
-        prolog=reader.strings(data, "prolog", where),
+        prolog=prolog,
         epilog=reader.strings(data, "epilog", where),
         prolog_slurmctld=reader.strings(data, "prolog_slurmctld", where),
         epilog_slurmctld=reader.strings(data, "epilog_slurmctld", where),
         task_prolog=reader.string(data, "task_prolog", where),
         task_epilog=reader.string(data, "task_epilog", where),
         prolog_flags=reader.strings(data, "prolog_flags", where),
+        user_dirs=user_dirs,
     )
 
 

@@ -54,6 +54,12 @@ def cluster_config(cluster: Cluster) -> dict[str, Any]:
         "topology_conf": topology_conf_lines,
         "topology_yaml": topology_yaml_data,
         "job_scripts": job_script_files(cluster),
+        # the user-dirs prolog's directories (one per line in its configuration) and their root-owned parents
+        "job_user_dirs": {
+            "patterns": list(cluster.job_scripts.user_dirs),
+            "parents": user_dir_parents(cluster),
+            "tmpfiles": [f"d {parent} 0711 root root -" for parent in user_dir_parents(cluster)],
+        },
         "job_submit": job_submit_config(cluster),
         "health_check": health_check_config(cluster),
         "mail": mail_config(cluster),
@@ -72,6 +78,11 @@ def cluster_config(cluster: Cluster) -> dict[str, Any]:
             "blocks": len(cluster.fabric.blocks),
         },
     }
+
+
+def user_dir_parents(cluster: Cluster) -> list[str]:
+    """The parents of the user-dirs prolog's directories: root's own, mode 0711 (made by the cluster role)."""
+    return sorted({pattern.rsplit("/", 1)[0] for pattern in cluster.job_scripts.user_dirs})
 
 
 def config_from_inventory(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, Any]:

@@ -183,6 +183,13 @@ SECTIONS: tuple[Section, ...] = (
             Key("task_prolog", "path", NONE, "TaskProlog: an absolute path on the nodes"),
             Key("task_epilog", "path", NONE, "TaskEpilog: an absolute path on the nodes"),
             Key("prolog_flags", "list", "`[]`", "PrologFlags (Alloc, Contain, ...)"),
+            Key(
+                "user_dirs",
+                "list",
+                "crun's and enroot's runtime state",
+                "node-local directories the prolog makes for each job's user (`{user}`, `{uid}`), 0700 in a"
+                " parent of root's (0711)",
+            ),
         ),
     ),
     Section(

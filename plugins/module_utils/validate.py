@@ -587,7 +587,48 @@ def check_job_scripts(cluster: Cluster) -> list[str]:
         value = getattr(scripts, kind)
         if value and not value.startswith("/"):
             errors.append(f"cluster_job_scripts.{kind}: '{value}' must be an absolute path on the nodes")
-    return errors
+    return errors + [error for pattern in scripts.user_dirs for error in user_dir_errors(pattern)]
+
+
+# Directories the system or other users share: the role would make them root's own with mode 0711.
+SHARED_DIRS = (
+    "/var/tmp",
+    "/dev/shm",
+    "/run/user",
+    "/run/lock",
+    "/run/shm",
+    "/var/run",
+    "/var/lib",
+    "/var/log",
+    "/var/spool",
+    "/var/cache",
+    "/usr/local",
+)
+SHARED_TREES = ("/tmp", "/home", "/dev", "/proc", "/sys", "/etc", "/root", "/boot")
+USER_DIR_NAME = re.compile(r"^[A-Za-z0-9._+@-]*(\{user\}|\{uid\})[A-Za-z0-9._+@{}-]*$")
+
+
+def user_dir_errors(pattern: str) -> list[str]:
+    """cluster_job_scripts.user_dirs: each an absolute path whose last part names the job's user ({user} or
+    {uid}), under a parent of its own (the role makes it root's, mode 0711)."""
+    where = f"cluster_job_scripts.user_dirs: {pattern!r}"
+    parent, _, name = pattern.rpartition("/")
+    if not pattern.startswith("/") or any(char.isspace() or char in "#'\"\\$`" for char in pattern):
+        return [f"{where} is not an absolute path on one line; give e.g. /run/slurm-oci/{{user}}"]
+    if ".." in pattern.split("/") or "//" in pattern or "{" in parent or "}" in parent:
+        return [f"{where}: only the last part may name the user, and no '..'; give e.g. /run/slurm-oci/{{user}}"]
+    if not USER_DIR_NAME.match(name) or name.replace("{user}", "").replace("{uid}", "").count("{"):
+        return [f"{where}: its last part must name the job's user with {{user}} or {{uid}}, e.g. user-{{uid}}"]
+    if (
+        parent.count("/") < 2
+        or parent in SHARED_DIRS
+        or any(parent == tree or parent.startswith(tree + "/") for tree in SHARED_TREES)
+    ):
+        return [
+            f"{where}: {parent or '/'} is shared by the system or other users, and the prolog's parent directory "
+            "is made root's own with mode 0711; name a directory of its own, e.g. /run/slurm-oci/{user}"
+        ]
+    return []
 
 
 JOB_SUBMIT_SAMPLES = ("gpu-policy",)

@@ -7,9 +7,19 @@ from typing import Any
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.module_utils.containers import containers_errors
 
+ROLE_SETTINGS = {
+    "oci_extra": {},
+    "enroot_config": {},
+    "oci_runtime": "crun",
+    "oci_state_dir": "/run/slurm-oci",
+    "enroot": False,
+    "enroot_defaults": {"ENROOT_RUNTIME_PATH": "/run/enroot/user-$(id -u)"},
+    "job_scripts": {},
+}
+
 
 def errors(**settings: Any) -> list[str]:
-    return containers_errors({"oci_extra": {}, "enroot_config": {}} | settings)
+    return containers_errors(ROLE_SETTINGS | settings)
 
 
 def test_the_documented_examples_are_accepted() -> None:
@@ -48,3 +58,28 @@ def test_a_value_that_breaks_its_line_or_a_name_never_read_is_refused_by_name(
 def test_every_problem_is_listed() -> None:
     found = errors(oci_extra={"x": 1, "EnvExclude": "\n"}, enroot_config={"ENROOT_A": "`id`", "B": 1})
     assert len(found) == 4
+
+
+def test_the_runtimes_per_user_directories_are_the_ones_the_prolog_makes() -> None:
+    assert errors(enroot=True) == []
+    moved = errors(oci_state_dir="/run/oci", enroot=True, enroot_config={"ENROOT_RUNTIME_PATH": "/run/e/$(id -un)"})
+    assert moved == [
+        "containers_oci_state_dir is /run/oci: the OCI runtime keeps each user's state in /run/oci/<user>, which the"
+        " user-dirs prolog must make (its parent is root's, mode 0711); add '/run/oci/{user}' to"
+        " cluster_job_scripts.user_dirs",
+        "ENROOT_RUNTIME_PATH is /run/e/$(id -un): enroot keeps each user's runtime files there, which the user-dirs"
+        " prolog must make (its parent is root's, mode 0711); add '/run/e/{user}' to cluster_job_scripts.user_dirs",
+    ]
+    listed = {"user_dirs": ["/run/oci/{user}", "/run/e/{user}"]}
+    assert (
+        errors(
+            oci_state_dir="/run/oci",
+            enroot=True,
+            enroot_config={"ENROOT_RUNTIME_PATH": "/run/e/$(id -un)"},
+            job_scripts=listed,
+        )
+        == []
+    )
+    # the prolog turned off: refused while a runtime needs it, accepted without one
+    assert len(errors(job_scripts={"user_dirs": []})) == 1
+    assert errors(job_scripts={"user_dirs": []}, oci_runtime="none") == []

@@ -262,6 +262,7 @@ def test_job_scripts_in_list_order_on_the_hosts_that_run_them() -> None:
         "prolog": ["job-env", "/srv/site/scratch-setup.sh"],
         "epilog": ["gpu-clean"],
         "prolog_slurmctld": ["/srv/site/quota-check"],
+        "user_dirs": [],
     }
     config = cluster_config(build_cluster(spec, valid_groups()))
     assert config["job_scripts"] == [
@@ -317,6 +318,31 @@ def test_job_scripts_in_list_order_on_the_hosts_that_run_them() -> None:
     assert settings["Epilog"] == "/etc/slurm/epilog"
     assert settings["PrologSlurmctld"] == "/etc/slurm/prolog_slurmctld"
     assert "EpilogSlurmctld" not in settings
+
+
+def test_the_user_dirs_prolog_runs_first_unless_the_inventory_places_it_or_turns_it_off() -> None:
+    spec = valid_spec()
+    spec["job_scripts"] = {"prolog": ["job-env"]}
+    config = cluster_config(build_cluster(spec, valid_groups()))
+    assert [f["dest"] for f in config["job_scripts"][0]["files"]] == [
+        "/etc/slurm/prolog.d/10-user-dirs",
+        "/etc/slurm/prolog.d/20-job-env",
+    ]
+    assert config["job_user_dirs"] == {
+        "patterns": ["/run/slurm-oci/{user}", "/run/enroot/user-{uid}"],
+        "parents": ["/run/enroot", "/run/slurm-oci"],
+        "tmpfiles": ["d /run/enroot 0711 root root -", "d /run/slurm-oci 0711 root root -"],
+    }
+    spec["job_scripts"] = {}
+    assert merged_settings(build_cluster(spec, valid_groups()))["Prolog"] == "/etc/slurm/prolog"
+    spec["job_scripts"] = {"prolog": ["job-env", "user-dirs"], "user_dirs": ["/run/site-state/{user}"]}
+    config = cluster_config(build_cluster(spec, valid_groups()))
+    assert [f["src"] for f in config["job_scripts"][0]["files"]] == ["job-env", "user-dirs"]
+    assert config["job_user_dirs"]["parents"] == ["/run/site-state"]
+    spec["job_scripts"] = {"user_dirs": []}
+    config = cluster_config(build_cluster(spec, valid_groups()))
+    assert config["job_scripts"][0]["files"] == []
+    assert "Prolog" not in merged_settings(build_cluster(spec, valid_groups()))
 
 
 def test_health_check_settings_and_checks() -> None:

@@ -110,3 +110,81 @@ def test_gpu_clean_spares_only_processes_in_slurms_own_job_cgroups(tmp_path: Pat
         for process in sleepers.values():
             process.kill()
             process.wait()
+
+
+def user_dirs(tmp_path: Path, patterns: list[str], uid: str = "2001") -> subprocess.CompletedProcess[str]:
+    config = tmp_path / "user-dirs.conf"
+    config.write_text("".join(f"{pattern}\n" for pattern in patterns))
+    env = {
+        "PATH": f"{quiet_logger(tmp_path)}:/usr/bin:/bin:/usr/sbin:/sbin",
+        "SLURM_JOB_ID": "42",
+        "SLURM_JOB_USER": "alice",
+        "SLURM_JOB_UID": uid,
+        "SLURM_JOB_GID": uid,
+        "USER_DIRS_CONFIG": str(config),
+    }
+    return subprocess.run([str(SAMPLES / "user-dirs")], env=env, capture_output=True, text=True, check=False)
+
+
+def owner_and_mode(path: Path) -> tuple[int, str]:
+    status = path.lstat()
+    return status.st_uid, oct(status.st_mode & 0o7777)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the directories are handed to another user: run as root")
+def test_user_dirs_makes_each_users_own_directory_in_a_parent_of_roots(tmp_path: Path) -> None:
+    oci, enroot = tmp_path / "slurm-oci", tmp_path / "enroot"
+    oci.mkdir(mode=0o711)
+    oci.chmod(0o711)
+    assert user_dirs(tmp_path, [f"{oci}/{{user}}", f"{enroot}/user-{{uid}}", "# a comment"]).returncode == 0
+    assert owner_and_mode(oci / "alice") == (2001, "0o700")
+    assert owner_and_mode(enroot / "user-2001") == (2001, "0o700")
+    assert owner_and_mode(enroot) == (0, "0o711")  # made when missing (/run after a reboot before tmpfiles)
+    # the next job finds them as they are
+    (oci / "alice" / "state.json").write_text("{}")
+    assert user_dirs(tmp_path, [f"{oci}/{{user}}"]).returncode == 0
+    assert (oci / "alice" / "state.json").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the directories are handed to another user: run as root")
+def test_user_dirs_replaces_what_another_user_left_or_planted(tmp_path: Path) -> None:
+    parent = tmp_path / "slurm-oci"
+    parent.mkdir(mode=0o711)
+    parent.chmod(0o711)
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    # mallory's directory under alice's name (made while the parent was 1777), then a symlink, then a file
+    planted = parent / "alice"
+    planted.mkdir()
+    (planted / "state.json").write_text("mallory's")
+    os.chown(planted, 2002, 2002)
+    assert user_dirs(tmp_path, [f"{parent}/{{user}}"]).returncode == 0
+    assert owner_and_mode(planted) == (2001, "0o700") and list(planted.iterdir()) == []
+    assert "belonged to uid 2002, not alice's (2001); replaced" in (tmp_path / "log").read_text()
+    planted.rmdir()
+    planted.symlink_to(target)
+    assert user_dirs(tmp_path, [f"{parent}/{{user}}"]).returncode == 0
+    assert not planted.is_symlink() and owner_and_mode(planted) == (2001, "0o700")
+    assert owner_and_mode(target)[0] == 0
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the directories' owner is checked against root: run as root")
+def test_user_dirs_makes_nothing_under_a_parent_others_may_write(tmp_path: Path) -> None:
+    parent = tmp_path / "shared"
+    parent.mkdir()
+    parent.chmod(0o1777)
+    assert user_dirs(tmp_path, [f"{parent}/{{user}}"]).returncode == 0
+    assert list(parent.iterdir()) == []
+    assert "is not a directory of root's own that only root may write" in (tmp_path / "log").read_text()
+    parent.chmod(0o711)
+    os.chown(parent, 2002, 2002)
+    assert user_dirs(tmp_path, [f"{parent}/{{user}}"]).returncode == 0
+    assert list(parent.iterdir()) == []
+
+
+def test_user_dirs_does_nothing_for_an_unusable_user(tmp_path: Path) -> None:
+    parent = tmp_path / "slurm-oci"
+    parent.mkdir(mode=0o711)
+    assert user_dirs(tmp_path, [f"{parent}/{{uid}}"], uid="../1").returncode == 0
+    assert list(parent.iterdir()) == []
+    assert "no usable SLURM_JOB_UID" in (tmp_path / "log").read_text()

@@ -206,6 +206,41 @@ CASES: list[tuple[str, Mutation, str]] = [
     ),
     ("duplicate prolog names", _set("job_scripts", {"prolog": ["a/gpu.sh", "b/gpu.sh"]}), "two scripts named 'gpu.sh'"),
     ("relative task prolog", _set("job_scripts", {"task_prolog": "env.sh"}), "must be an absolute path"),
+    (
+        "user dir in /tmp",
+        _set("job_scripts", {"user_dirs": ["/tmp/{user}"]}),
+        "/tmp is shared by the system or other users",
+    ),
+    (
+        "user dir in a shared system directory",
+        _set("job_scripts", {"user_dirs": ["/var/tmp/{user}"]}),
+        "/var/tmp is shared by the system or other users",
+    ),
+    (
+        "user dir right under the root",
+        _set("job_scripts", {"user_dirs": ["/run/{uid}"]}),
+        "/run is shared by the system or other users",
+    ),
+    (
+        "user dir that does not name the user",
+        _set("job_scripts", {"user_dirs": ["/run/slurm-oci/state"]}),
+        "its last part must name the job's user with {user} or {uid}",
+    ),
+    (
+        "user dir with the user above its last part",
+        _set("job_scripts", {"user_dirs": ["/run/{user}/oci"]}),
+        "only the last part may name the user",
+    ),
+    (
+        "user dir that is relative",
+        _set("job_scripts", {"user_dirs": ["run/slurm-oci/{user}"]}),
+        "is not an absolute path on one line",
+    ),
+    (
+        "user dir with a shell expansion",
+        _set("job_scripts", {"user_dirs": ["/run/enroot/user-$(id -u)"]}),
+        "'/run/enroot/user-$(id -u)' is not an absolute path",
+    ),
     ("health check unknown key", _set("health_check", {"every": 300}), "cluster_health_check: unknown key 'every'"),
     (
         "health check node state",
