@@ -7,6 +7,7 @@ from typing import Any
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
+from ansible_collections.gpucluster.cluster.plugins.module_utils.pam_adopt import access_lines, exempt_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plugstack import plugstack_errors, plugstack_lines
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import KNOWN_RELEASES, Release
 from ansible_collections.gpucluster.cluster.plugins.module_utils.reservations import guide_rows, reservation_errors
@@ -23,6 +24,20 @@ def slurm_plugstack_lines(plugins: Any) -> list[str]:
     if errors:
         raise AnsibleFilterError("; ".join(errors))
     return plugstack_lines(plugins)
+
+
+def slurm_pam_adopt_errors(users: Any, groups: Any) -> list[str]:
+    """What is wrong with slurm_pam_adopt_exempt_users and _groups (checked before any host is touched)."""
+    return exempt_errors(users, groups)
+
+
+def slurm_pam_access_lines(users: Any, groups: Any) -> list[str]:
+    """pam_access's table before pam_slurm_adopt: root, the users and the groups' members log in without a job;
+    an invalid name (validation bypassed) is refused, never written."""
+    try:
+        return access_lines(users, groups)
+    except ValueError as exc:
+        raise AnsibleFilterError(str(exc)) from exc
 
 
 def slurm_node_changes(release: Any) -> str:
@@ -82,4 +97,6 @@ class FilterModule:
             "slurm_reservation_errors": slurm_reservation_errors,
             "slurm_reservation_rows": slurm_reservation_rows,
             "slurm_ctld_manager_errors": slurm_ctld_manager_errors,
+            "slurm_pam_adopt_errors": slurm_pam_adopt_errors,
+            "slurm_pam_access_lines": slurm_pam_access_lines,
         }

@@ -271,6 +271,8 @@ class Cluster:
     fabric: Fabric = field(default_factory=Fabric)
     slurm_config: tuple[tuple[str, Any], ...] = ()
     configless: bool = True
+    # users' ssh to compute nodes only while they have a job there, adopted into it (pam_slurm_adopt)
+    pam_adopt: bool = True
     # slurmctld's OpenMetrics endpoints where the release has them (MetricsType=metrics/openmetrics)
     slurm_metrics: bool = True
     controllers_run_jobs: bool = False

@@ -54,6 +54,7 @@ def cluster_config(cluster: Cluster) -> dict[str, Any]:
         "topology_conf": topology_conf_lines,
         "topology_yaml": topology_yaml_data,
         "job_scripts": job_script_files(cluster),
+        "pam_adopt": cluster.pam_adopt,
         # the user-dirs prolog's directories (one per line in its configuration) and their root-owned parents
         "job_user_dirs": {
             "patterns": list(cluster.job_scripts.user_dirs),

@@ -63,6 +63,13 @@ SECTIONS: tuple[Section, ...] = (
             Key("fabric", "mapping", "`{}`", "switch tree and NVLink blocks: `cluster_fabric`"),
             Key("slurm_config", "mapping", "`{}`", "slurm.conf keys merged over the model's (null deletes one)"),
             Key("configless", "boolean", "`true`", "slurmd and clients fetch the files from slurmctld"),
+            Key(
+                "pam_adopt",
+                "boolean",
+                "`true`",
+                "users reach a compute node over ssh only into a job of theirs there (pam_slurm_adopt;"
+                " PrologFlags=Contain)",
+            ),
             Key("slurm_metrics", "boolean", "`true`", "slurmctld's OpenMetrics endpoints (Slurm 25.11 and later)"),
             Key("controllers_run_jobs", "boolean", "`false`", "a controller may also be a compute node"),
             Key("min_node_memory_mb", "integer", "`1024`", "the least RealMemory a node type may declare"),

@@ -216,9 +216,11 @@ def _script_settings(cluster: Cluster) -> dict[str, Any]:
     settings["TaskProlog"] = scripts.task_prolog or None
     settings["TaskEpilog"] = scripts.task_epilog or None
     flags = list(scripts.prolog_flags)
-    if cluster.job_tmpfs.enabled:
-        # the plugins build the job's namespace in the extern step, which Contain makes (and Contain implies Alloc)
+    if cluster.job_tmpfs.enabled or cluster.pam_adopt:
+        # the plugins build the job's namespace in the extern step, and pam_slurm_adopt puts an ssh session into it:
+        # Contain makes it (and implies Alloc)
         flags += [] if any(flag.lower() == "contain" for flag in flags) else ["Contain"]
+    if cluster.job_tmpfs.enabled:
         plugin = "NamespaceType" if cluster.release.has("namespace_plugins") else "JobContainerType"
         settings[plugin] = "namespace/tmpfs" if plugin == "NamespaceType" else "job_container/tmpfs"
     settings["PrologFlags"] = flags or None

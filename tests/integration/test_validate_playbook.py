@@ -103,6 +103,11 @@ def test_sample_production_inventory_passes_every_check() -> None:
             "gpu_fabric_addresses names ib0, which is not in gpu_fabric_interfaces",
         ),
         (
+            "slurm_pam_adopt_exempt_groups",
+            ["hpc admins"],
+            "slurm_pam_adopt_exempt_groups: 'hpc admins' is not a user or group name",
+        ),
+        (
             "containers_enroot_config",
             {"ENROOT_DATA_PATH": "/scratch/enroot # per user"},
             "containers_enroot_config.ENROOT_DATA_PATH: '/scratch/enroot # per user' holds '#'",
