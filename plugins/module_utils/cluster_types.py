@@ -272,7 +272,7 @@ class Cluster:
     slurm_config: tuple[tuple[str, Any], ...] = ()
     configless: bool = True
     # users' ssh to compute nodes only while they have a job there, adopted into it (pam_slurm_adopt)
-    pam_adopt: bool = True
+    pam_adopt: bool = False
     # slurmctld's OpenMetrics endpoints where the release has them (MetricsType=metrics/openmetrics)
     slurm_metrics: bool = True
     controllers_run_jobs: bool = False

@@ -66,7 +66,7 @@ SECTIONS: tuple[Section, ...] = (
             Key(
                 "pam_adopt",
                 "boolean",
-                "`true`",
+                "`false`",
                 "users reach a compute node over ssh only into a job of theirs there (pam_slurm_adopt;"
                 " PrologFlags=Contain)",
             ),

@@ -15,7 +15,11 @@ from .releases import KNOWN_RELEASES, Release, accepts, compatibility_window, up
 
 _VERSION = re.compile(r"^(?:\d+:)?(\d+)\.(\d+)\.")
 # The binary packages built from Slurm's source (Debian's names): an upgrade pins every one of them to the target.
-SOURCE_PACKAGES = re.compile(r"^(slurm|libslurm|libpmi0$|libpmi2-0$)")
+# (pam_slurm_adopt's libpam-slurm-adopt too: left on the old release, it would hold back or lose its libslurm)
+SOURCE_PACKAGES = re.compile(r"^(slurm|libslurm|libpmi0$|libpmi2-0$|libpam-slurm)")
+# A shared library named for its soname (libslurm42t64): each release has its own, which the packages that need it
+# pull in; the old one has no build of the target release and stays until autoremoved.
+SONAME_PACKAGES = re.compile(r"^libslurm\d+(t64)?$")
 # The packages whose version is a host's release, by preference: its daemon's, else the client's.
 RELEASE_PACKAGES = ("slurmdbd", "slurmctld", "slurmd", "slurm-client")
 
@@ -23,7 +27,9 @@ RELEASE_PACKAGES = ("slurmdbd", "slurmctld", "slurmd", "slurm-client")
 def source_packages(installed: Iterable[str], target: str) -> list[str]:
     """The host's installed packages built from Slurm's source, each pinned to the ``target`` release
     (``slurmd=24.11.*``), in the order given."""
-    return [f"{name}={target}.*" for name in installed if SOURCE_PACKAGES.match(name)]
+    return [
+        f"{name}={target}.*" for name in installed if SOURCE_PACKAGES.match(name) and not SONAME_PACKAGES.match(name)
+    ]
 
 
 def release_package(installed: Container[str]) -> str:

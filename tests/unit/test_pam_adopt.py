@@ -37,13 +37,12 @@ def test_a_name_pam_access_cannot_read_is_refused_by_variable(users: object, gro
         access_lines(users, groups)
 
 
-def test_adoption_adds_the_extern_step_and_can_be_turned_off() -> None:
+def test_adoption_adds_the_extern_step_and_is_off_by_default() -> None:
     spec = valid_spec()
+    assert "PrologFlags" not in merged_settings(build_cluster(spec, valid_groups()))
+    assert cluster_config(build_cluster(spec, valid_groups()))["pam_adopt"] is False
+    spec["pam_adopt"] = "true"
     assert merged_settings(build_cluster(spec, valid_groups()))["PrologFlags"] == ["Contain"]
     assert cluster_config(build_cluster(spec, valid_groups()))["pam_adopt"] is True
     spec["job_scripts"] = {"prolog_flags": ["Alloc", "contain"]}
     assert merged_settings(build_cluster(spec, valid_groups()))["PrologFlags"] == ["Alloc", "contain"]
-    spec["job_scripts"] = {}
-    spec["pam_adopt"] = "false"
-    assert "PrologFlags" not in merged_settings(build_cluster(spec, valid_groups()))
-    assert cluster_config(build_cluster(spec, valid_groups()))["pam_adopt"] is False
