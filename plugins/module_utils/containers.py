@@ -33,42 +33,45 @@ def _value_errors(variable: str, key: str, value: Any, forbidden: tuple[str, ...
     return []
 
 
+def _settings_errors(
+    variable: str, settings: Any, *, example: str, key: re.Pattern[str], key_hint: str, forbidden: tuple[str, ...]
+) -> list[str]:
+    """A mapping of names ``key`` matches (``key_hint`` says what else a name is) to one-line values."""
+    if not isinstance(settings, Mapping):
+        return [f"{variable}: give a mapping of {example}, not {settings!r}"]
+    errors: list[str] = []
+    for name, value in settings.items():
+        if not isinstance(name, str) or not key.match(name):
+            errors.append(f"{variable}: {name!r} {key_hint}")
+            continue
+        errors.extend(_value_errors(variable, name, value, forbidden))
+    return errors
+
+
 def oci_extra_errors(extra: Any) -> list[str]:
     """containers_oci_extra: oci.conf names (CamelCase, as oci.conf(5) spells them) to one-line values."""
-    if not isinstance(extra, Mapping):
-        return [
-            f"containers_oci_extra: give a mapping of oci.conf names to values, e.g. {{DisableHooks: nvidia}},"
-            f" not {extra!r}"
-        ]
-    errors: list[str] = []
-    for key, value in extra.items():
-        if not isinstance(key, str) or not OCI_KEY.match(key):
-            errors.append(
-                f"containers_oci_extra: {key!r} is not an oci.conf name; give it as oci.conf(5) spells it, e.g."
-                " DisableHooks, EnvExclude, RunTimeEnvExclude"
-            )
-            continue
-        errors.extend(_value_errors("containers_oci_extra", key, value, OCI_FORBIDDEN))
-    return errors
+    return _settings_errors(
+        "containers_oci_extra",
+        extra,
+        example="oci.conf names to values, e.g. {DisableHooks: nvidia},",
+        key=OCI_KEY,
+        key_hint="is not an oci.conf name; give it as oci.conf(5) spells it, e.g. DisableHooks, EnvExclude,"
+        " RunTimeEnvExclude",
+        forbidden=OCI_FORBIDDEN,
+    )
 
 
 def enroot_config_errors(config: Any) -> list[str]:
     """containers_enroot_config: enroot's own variable names (ENROOT_*) to one-line values."""
-    if not isinstance(config, Mapping):
-        return [
-            f"containers_enroot_config: give a mapping of enroot settings, e.g. {{ENROOT_MAX_PROCESSORS: 32}},"
-            f" not {config!r}"
-        ]
-    errors: list[str] = []
-    for key, value in config.items():
-        if not isinstance(key, str) or not ENROOT_KEY.match(key):
-            errors.append(
-                f"containers_enroot_config: {key!r} is not a setting enroot reads; its settings are named ENROOT_*"
-                " in capitals (enroot.conf(5)), e.g. ENROOT_MAX_PROCESSORS"
-            )
-            continue
-        errors.extend(_value_errors("containers_enroot_config", key, value, ENROOT_FORBIDDEN))
-    return errors
+    return _settings_errors(
+        "containers_enroot_config",
+        config,
+        example="enroot settings, e.g. {ENROOT_MAX_PROCESSORS: 32},",
+        key=ENROOT_KEY,
+        key_hint="is not a setting enroot reads; its settings are named ENROOT_* in capitals (enroot.conf(5)), e.g."
+        " ENROOT_MAX_PROCESSORS",
+        forbidden=ENROOT_FORBIDDEN,
+    )
 
 
 def user_dirs(job_scripts: Any) -> tuple[str, ...]:
