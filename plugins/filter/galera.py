@@ -15,6 +15,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import (
     rename_errors,
     rolling_restarts,
     settings_errors,
+    tls_change,
 )
 
 
@@ -74,6 +75,14 @@ def galera_rolling_restart(changed: Mapping[str, Any], active: Mapping[str, Any]
     return rolling_restarts(changed, active)
 
 
+def galera_tls_plan(running: Mapping[str, Any], wanted: Any) -> dict[str, list[str]]:
+    """host -> whether the node runs Galera over TLS (galera_node's replication_tls; None when it does not run as
+    a Galera node), galera_tls -> {moving: the nodes running without TLS that a move to it passes with
+    socket.dynamic on, errors: the refusal of a move back from TLS on a running cluster}."""
+    moving, errors = tls_change(running, bool(wanted))
+    return {"moving": moving, "errors": errors}
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
@@ -82,4 +91,5 @@ class FilterModule:
             "galera_errors": galera_errors,
             "galera_rename_errors": galera_rename_errors,
             "galera_rolling_restart": galera_rolling_restart,
+            "galera_tls_plan": galera_tls_plan,
         }

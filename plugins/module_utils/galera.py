@@ -396,6 +396,38 @@ def rename_errors(running: Mapping[str, str], name: str) -> list[str]:
     ]
 
 
+def provider_options(text: str) -> dict[str, str]:
+    """wsrep_provider_options as the server shows it ("name = value; name = value") -> name -> value."""
+    pairs = (item.split("=", 1) for item in text.split(";") if "=" in item)
+    return {name.strip(): value.strip() for name, value in pairs}
+
+
+def replication_tls(text: str) -> bool:
+    """Whether a running node's wsrep_provider_options have TLS on its replication socket (socket.ssl, or a
+    certificate, which turns it on)."""
+    options = provider_options(text)
+    switched = options.get("socket.ssl", "").upper() in ("YES", "TRUE", "ON", "1")
+    return switched or bool(options.get("socket.ssl_cert"))
+
+
+def tls_change(running: Mapping[str, Any], wanted: bool) -> tuple[list[str], list[str]]:
+    """host -> whether the node runs Galera over TLS (the galera_node module's replication_tls: true, false, or
+    None when it does not run as a Galera node), whether the settings want TLS (galera_tls) -> the nodes a move
+    to TLS has to pass (they run without it: while any does, socket.dynamic stays on until every node restarted
+    with TLS), and the refusal of a move back (a node restarted without TLS cannot rejoin the ones with it)."""
+    moving = [host for host, tls in running.items() if tls is False] if wanted else []
+    keeping = [host for host, tls in running.items() if tls is True]
+    errors = []
+    if not wanted and keeping:
+        errors.append(
+            f"galera_tls is false, and {', '.join(keeping)} run Galera with TLS: a node restarted without it cannot "
+            "rejoin the others, so the run stops before any restart. Keep galera_tls: true, or stop MariaDB on every "
+            "Galera node and run playbooks/galera-recover.yml -e galera_tls=false (the cluster starts again "
+            "without TLS)"
+        )
+    return moving, errors
+
+
 def rolling_restarts(changed: Mapping[str, Any], active: Mapping[str, Any]) -> list[str]:
     """The nodes (in the order given) whose settings changed while they run: restarted one at a time."""
     return [host for host in changed if changed[host] and active.get(host)]

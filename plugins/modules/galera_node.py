@@ -77,6 +77,11 @@ grastate:
   description: uuid, seqno and safe_to_bootstrap of grastate.dat (empty uuid when the file is absent).
   type: dict
   returned: always
+replication_tls:
+  description: Whether a server running as a Galera node has TLS on its replication socket; null when it does not
+    run as one (stopped, or standalone).
+  type: bool
+  returned: always
 recovered_seqno:
   description: The seqno galera_recovery found, when it ran.
   type: int
@@ -91,7 +96,11 @@ import os
 import re
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import parse_grastate, recovered_position
+from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import (
+    parse_grastate,
+    recovered_position,
+    replication_tls,
+)
 
 
 def query(module: AnsibleModule, socket: str, sql: str) -> dict[str, str]:
@@ -137,12 +146,16 @@ def main() -> None:
         "variables": {},
         "wsrep_on": True,
         "databases": databases(params["datadir"]),
+        "replication_tls": None,
     }
     if active:
         status = query(module, params["socket"], "SHOW GLOBAL STATUS LIKE 'wsrep_cluster_status'")
         result["cluster_status"] = status.get("wsrep_cluster_status", "")
         wsrep = query(module, params["socket"], "SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")
         result["wsrep_on"] = wsrep.get("wsrep_on", "OFF").upper() == "ON"
+        if result["wsrep_on"]:
+            options = query(module, params["socket"], "SHOW GLOBAL VARIABLES LIKE 'wsrep_provider_options'")
+            result["replication_tls"] = replication_tls(options.get("wsrep_provider_options", ""))
         if params["variables"]:
             names = ", ".join("'" + re.sub(r"[^a-z0-9_]", "", name.lower()) + "'" for name in params["variables"])
             values = query(module, params["socket"], f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({names})")

@@ -13,6 +13,8 @@ Checks and drills (each prints what it measured):
   the controller in charge inside its namespace: the peer fences it (with the new password) before it starts
   slurmctld, the cut controller comes back from its reboot and rejoins, no job is lost;
 - stop a Galera node: jobs are still recorded; back, it rejoins and catches up;
+- Galera replicates over TLS; slurmdbd's account refuses a client without TLS or the cluster CA's certificate;
+  with its own node down, the restarted slurmdbd writes through the next node with its certificate;
 - stop every Galera node, run playbooks/galera-recover.yml: the cluster is back with every job record;
 - the node with the newest writes away (stopped last, then unreachable): the recovery refuses naming it; back,
   it is the one bootstrapped from and no row is lost;
@@ -113,6 +115,8 @@ VOLUMES = ("gpucluster-prod-home", "gpucluster-prod-state")
 ENV = {"MOLECULE_EPHEMERAL_DIRECTORY": str(molecule_run.ROOT / "build" / "lab" / "production-ephemeral")}
 PILOT_INVENTORY = molecule_run.ROOT / "molecule" / "production" / "phase1" / "hosts.yml"
 BMC_PASSWORD = Path(ENV["MOLECULE_EPHEMERAL_DIRECTORY"]) / "bmc-password"
+# the cluster CA the run made beside Molecule's inventory (common_tls_ca_dir's default)
+CA_DIR = Path(ENV["MOLECULE_EPHEMERAL_DIRECTORY"]) / "inventory" / ".pki"
 SACCT_BEFORE = "sacct -a -X -n -P -S 2020-01-01 -o JobID,JobName,State,ExitCode,Submit,Start,End"
 GO = "/home/phase-upgrade-go"
 
@@ -289,7 +293,8 @@ def test_job_mail_without_a_relay_is_logged_as_not_sent(lab: Lab) -> None:
 def production_secrets() -> dict[str, list[str]]:
     """Every secret the production lab holds beyond the pilot's, with the forms it could take in output: the Galera
     SST password, the Corosync authkey and the login pool's SSH host key (as text and as the base64 they are read
-    and copied in), the BMC password, the VRRP password, the MUNGE key and slurmdbd's database password."""
+    and copied in), the BMC password, the VRRP password, the MUNGE key, slurmdbd's database password and the TLS
+    private keys (a Galera node's, slurmdbd's, the cluster CA's)."""
     galera_cnf = sh("prod-db01", "cat /etc/mysql/mariadb.conf.d/60-galera.cnf")
     sst = re.search(r"^wsrep_sst_auth=\w+:(\S+)$", galera_cnf, re.M)
     assert sst and len(sst.group(1)) == 32
@@ -303,6 +308,11 @@ def production_secrets() -> dict[str, list[str]]:
     munge = sh("prod-ctl01", "base64 -w0 /etc/munge/munge.key")
     storage = re.search(r"^StoragePass=(.+)$", sh("prod-db01", "cat /etc/slurm/slurmdbd.conf"), re.M)
     assert storage and len(storage.group(1)) >= 12
+    # TLS private keys: each host's (made there) and the cluster CA's (on the controller, beside the inventory)
+    galera_key = sh("prod-db01", "sed -n 2p /etc/mysql/tls/galera.key")
+    slurmdbd_key = sh("prod-db02", "sed -n 2p /etc/slurm/tls/slurmdbd.key")
+    ca_key = (CA_DIR / "ca.key").read_text().splitlines()[1]
+    assert min(len(galera_key), len(slurmdbd_key), len(ca_key)) >= 60
     return {
         "Galera SST password": [sst.group(1)],
         "Corosync authkey": [authkey, authkey[:48]],
@@ -311,6 +321,7 @@ def production_secrets() -> dict[str, list[str]]:
         "login pool SSH host key": [host_key, host_key_b64[40:120]],
         "MUNGE key": [munge, munge[:64]],
         "StoragePass": [storage.group(1)],
+        "TLS private keys": [galera_key, slurmdbd_key, ca_key],
     }
 
 
@@ -617,6 +628,74 @@ def test_galera_node_loss_keeps_accounting_and_the_node_rejoins(lab: Lab) -> Non
     report(f"{node} rejoined by {transfer} in {time.monotonic() - start:.1f} s")
     count = "SELECT COUNT(*) FROM prod_job_table WHERE job_name = 'galera-loss'"
     assert sh(node, f'mariadb -N -B slurm_acct_db -e "{count}"') == "1"
+
+
+def mariadb_client(host: str, server: str, password: str, *options: str) -> subprocess.CompletedProcess[str]:
+    """A connection over TCP from ``host`` to ``server`` as slurmdbd's database user, asking which TLS it runs."""
+    query = "SHOW STATUS LIKE 'Ssl_version'"
+    client = ["mariadb", "-h", server, "-u", "slurm", f"-p{password}", "-N", "-B", *options, "-e", query]
+    return subprocess.run(
+        ["docker", "exec", host, *client],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_galera_speaks_tls_and_slurmdbd_reaches_another_node_with_its_certificate(lab: Lab) -> None:
+    """Replication runs over TLS; the database account slurmdbd uses from its host refuses a connection without
+    TLS or without the cluster CA's client certificate, and takes the one slurmdbd holds. With its own node down,
+    the restarted slurmdbd writes through the next node (StorageBackupHost) with it."""
+    for host in GALERA:
+        options = sh(host, "mariadb -N -B -e \"SHOW VARIABLES LIKE 'wsrep_provider_options'\"")
+        assert re.search(r"socket\.ssl_cert = /etc/mysql/tls/galera\.crt", options), f"{host}: {options}"
+        assert not re.search(r"socket\.dynamic = (YES|true|1)", options, re.I), f"{host}: {options}"
+    conf = sh("prod-db01", "cat /etc/slurm/slurmdbd.conf")
+    tls = "/etc/slurm/tls"
+    assert f"StorageParameters=SSL_CA={tls}/ca.crt,SSL_CERT={tls}/slurmdbd.crt,SSL_KEY={tls}/slurmdbd.key" in conf
+    backup = re.search(r"^StorageBackupHost=(\S+)$", conf, re.M)
+    password = re.search(r"^StoragePass=(.+)$", conf, re.M)
+    assert backup and password
+    plain = mariadb_client("prod-db01", backup.group(1), password.group(1), "--skip-ssl")
+    assert plain.returncode != 0 and "insecure transport" in plain.stderr, plain.stderr
+    no_cert = mariadb_client("prod-db01", backup.group(1), password.group(1), f"--ssl-ca={tls}/ca.crt")
+    assert no_cert.returncode != 0 and "Access denied" in no_cert.stderr, no_cert.stderr
+    certified = mariadb_client(
+        "prod-db01",
+        backup.group(1),
+        password.group(1),
+        f"--ssl-ca={tls}/ca.crt",
+        f"--ssl-cert={tls}/slurmdbd.crt",
+        f"--ssl-key={tls}/slurmdbd.key",
+        "--ssl-verify-server-cert",
+    )
+    assert certified.returncode == 0 and "TLS" in certified.stdout, certified.stderr
+    assert sh("prod-db01", f"stat -c '%a %U %G' {tls}/slurmdbd.key") == "640 root slurm"
+
+    address = sh("prod-db01", "getent ahostsv4 prod-db01 | head -1 | cut -d' ' -f1")
+    connected = f"SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = 'slurm' AND HOST LIKE '{address}:%'"
+    sh("prod-db01", "systemctl stop mariadb")
+    try:
+        wait(lambda: galera_size("prod-db02") == "2", 120, "the cluster to shrink to 2")
+        sh("prod-db01", "systemctl restart slurmdbd")
+        wait(
+            lambda: int(sh("prod-db02", f'mariadb -N -B -e "{connected}"', check=False) or 0) > 0,
+            120,
+            "slurmdbd on prod-db01 to connect to prod-db02 (StorageBackupHost, TLS with its certificate)",
+        )
+        assert sh(COMPUTE, "srun --job-name=galera-tls hostname") == COMPUTE
+        wait(
+            lambda: "galera-tls" in sh(COMPUTE, "sacct -X -n -P -o JobName -S now-10minutes", check=False),
+            120,
+            "the job record written through the next Galera node",
+        )
+    finally:
+        sh("prod-db01", "systemctl start mariadb", timeout=600)
+        wait(lambda: galera_size("prod-db01") == "3", 300, "prod-db01 to rejoin")
+        sh("prod-db01", "systemctl restart slurmdbd")
+    count = "SELECT COUNT(*) FROM prod_job_table WHERE job_name = 'galera-tls'"
+    assert sh("prod-db01", f'mariadb -N -B slurm_acct_db -e "{count}"') == "1"
 
 
 def test_full_galera_stop_is_recovered_by_the_playbook(lab: Lab) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.filter.galera import galera_rename_errors
 from ansible_collections.gpucluster.cluster.plugins.filter.hosts import item_values
+from ansible_collections.gpucluster.cluster.plugins.module_utils import galera
 from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import (
     GIB,
     NodeReport,
@@ -355,3 +356,35 @@ def test_a_looped_tasks_results_by_item() -> None:
     results: list[dict[str, Any]] = [{"item": "db01", "variables": {"a": "1"}}, {"item": "db02", "skipped": True}]
     assert item_values(results, "variables", {}) == {"db01": {"a": "1"}, "db02": {}}
     assert item_values(results, "rc") == {"db01": "", "db02": ""}
+
+
+# What a running node shows in wsrep_provider_options (trimmed), with and without TLS on its socket.
+PLAIN_OPTIONS = "base_dir = /var/lib/mysql/; gcache.size = 64M; socket.checksum = 2; socket.recv_buf_size = auto"
+TLS_OPTIONS = (
+    "gcache.size = 64M; socket.ssl = YES; socket.ssl_ca = /etc/mysql/tls/ca.crt; "
+    "socket.ssl_cert = /etc/mysql/tls/galera.crt; socket.ssl_key = /etc/mysql/tls/galera.key"
+)
+
+
+def test_replication_tls_is_read_from_the_provider_options() -> None:
+    assert not galera.replication_tls(PLAIN_OPTIONS)
+    assert galera.replication_tls(TLS_OPTIONS)
+    # a certificate alone turns TLS on
+    assert galera.replication_tls("socket.ssl_cert = /etc/mysql/tls/galera.crt; socket.ssl_key = /k")
+    assert galera.provider_options(TLS_OPTIONS)["socket.ssl_ca"] == "/etc/mysql/tls/ca.crt"
+
+
+def test_a_move_to_tls_passes_the_nodes_running_without_it() -> None:
+    running = {"db1": False, "db2": True, "db3": None}
+    assert galera.tls_change(running, True) == (["db1"], [])
+    assert galera.tls_change({"db1": True, "db2": True, "db3": None}, True) == ([], [])
+    # a cluster without TLS that keeps it off: nothing to move, nothing refused
+    assert galera.tls_change({"db1": False, "db2": False}, False) == ([], [])
+
+
+def test_a_move_back_from_tls_on_a_running_cluster_is_refused() -> None:
+    moving, errors = galera.tls_change({"db1": True, "db2": None, "db3": True}, False)
+    assert moving == []
+    assert len(errors) == 1
+    assert "galera_tls is false, and db1, db3 run Galera with TLS" in errors[0]
+    assert "galera-recover.yml -e galera_tls=false" in errors[0]
