@@ -13,8 +13,8 @@ Checks and drills (each prints what it measured):
   the controller in charge inside its namespace: the peer fences it (with the new password) before it starts
   slurmctld, the cut controller comes back from its reboot and rejoins, no job is lost;
 - stop a Galera node: jobs are still recorded; back, it rejoins and catches up;
-- Galera replicates over TLS; slurmdbd's account refuses a client without TLS or the cluster CA's certificate;
-  with its own node down, the restarted slurmdbd writes through the next node with its certificate;
+- Galera replicates over TLS and refuses TCP clients without it; slurmdbd stays on its own node's socket (no
+  account for it from other hosts); with prod-db01's node down and its slurmdbd stopped, the backup slurmdbd records;
 - stop every Galera node, run playbooks/galera-recover.yml: the cluster is back with every job record;
 - the node with the newest writes away (stopped last, then unreachable): the recovery refuses naming it; back,
   it is the one bootstrapped from and no row is lost;
@@ -294,7 +294,7 @@ def production_secrets() -> dict[str, list[str]]:
     """Every secret the production lab holds beyond the pilot's, with the forms it could take in output: the Galera
     SST password, the Corosync authkey and the login pool's SSH host key (as text and as the base64 they are read
     and copied in), the BMC password, the VRRP password, the MUNGE key, slurmdbd's database password and the TLS
-    private keys (a Galera node's, slurmdbd's, the cluster CA's)."""
+    private keys (two Galera nodes', the cluster CA's)."""
     galera_cnf = sh("prod-db01", "cat /etc/mysql/mariadb.conf.d/60-galera.cnf")
     sst = re.search(r"^wsrep_sst_auth=\w+:(\S+)$", galera_cnf, re.M)
     assert sst and len(sst.group(1)) == 32
@@ -310,9 +310,9 @@ def production_secrets() -> dict[str, list[str]]:
     assert storage and len(storage.group(1)) >= 12
     # TLS private keys: each host's (made there) and the cluster CA's (on the controller, beside the inventory)
     galera_key = sh("prod-db01", "sed -n 2p /etc/mysql/tls/galera.key")
-    slurmdbd_key = sh("prod-db02", "sed -n 2p /etc/slurm/tls/slurmdbd.key")
+    other_key = sh("prod-db02", "sed -n 2p /etc/mysql/tls/galera.key")
     ca_key = (CA_DIR / "ca.key").read_text().splitlines()[1]
-    assert min(len(galera_key), len(slurmdbd_key), len(ca_key)) >= 60
+    assert min(len(galera_key), len(other_key), len(ca_key)) >= 60 and galera_key != other_key
     return {
         "Galera SST password": [sst.group(1)],
         "Corosync authkey": [authkey, authkey[:48]],
@@ -321,7 +321,7 @@ def production_secrets() -> dict[str, list[str]]:
         "login pool SSH host key": [host_key, host_key_b64[40:120]],
         "MUNGE key": [munge, munge[:64]],
         "StoragePass": [storage.group(1)],
-        "TLS private keys": [galera_key, slurmdbd_key, ca_key],
+        "TLS private keys": [galera_key, other_key, ca_key],
     }
 
 
@@ -609,8 +609,8 @@ def galera_size(host: str) -> str:
 
 
 def test_galera_node_loss_keeps_accounting_and_the_node_rejoins(lab: Lab) -> None:
-    # The node no slurmdbd writes to. slurmdbd does not move a running connection to StorageBackupHost: the
-    # loss of the node under the primary slurmdbd takes a slurmdbd restart (docs/production.md).
+    # The node no slurmdbd writes to. The loss of the node under the primary slurmdbd takes stopping that slurmdbd
+    # (the backup takes over; test_galera_speaks_tls_and_slurmdbd_stays_on_its_own_node, docs/production.md).
     node = "prod-db03"
     sh(node, "systemctl stop mariadb")
     wait(lambda: galera_size("prod-db02") == "2", 120, "the cluster to shrink to 2")
@@ -643,65 +643,40 @@ def mariadb_client(host: str, server: str, password: str, *options: str) -> subp
     )
 
 
-def test_galera_speaks_tls_and_slurmdbd_reaches_another_node_with_its_certificate(lab: Lab) -> None:
-    """Replication runs over TLS; the database account slurmdbd uses from its host refuses a connection without
-    TLS or without the cluster CA's client certificate, and takes the one slurmdbd holds. With its own node down,
-    the restarted slurmdbd writes through the next node (StorageBackupHost) with it."""
+def test_galera_speaks_tls_and_slurmdbd_stays_on_its_own_node(lab: Lab) -> None:
+    """Replication runs over TLS on every node and a TCP client without TLS is refused. slurmdbd uses its own host's
+    node, by the socket, and the database has no account for it from another host: Slurm would retry
+    StorageBackupHost without its SSL options. With prod-db01's node down and its slurmdbd stopped, slurmctld
+    records through the backup slurmdbd on prod-db02; back, the record is on prod-db01 too."""
     for host in GALERA:
         options = sh(host, "mariadb -N -B -e \"SHOW VARIABLES LIKE 'wsrep_provider_options'\"")
         assert re.search(r"socket\.ssl_cert = /etc/mysql/tls/galera\.crt", options), f"{host}: {options}"
         assert not re.search(r"socket\.dynamic = (YES|true|1)", options, re.I), f"{host}: {options}"
     conf = sh("prod-db01", "cat /etc/slurm/slurmdbd.conf")
-    tls = "/etc/slurm/tls"
-    assert f"StorageParameters=SSL_CA={tls}/ca.crt,SSL_CERT={tls}/slurmdbd.crt,SSL_KEY={tls}/slurmdbd.key" in conf
-    backup = re.search(r"^StorageBackupHost=(\S+)$", conf, re.M)
+    assert "StorageHost=localhost" in conf and "StorageBackupHost" not in conf, conf
+    accounts = sh("prod-db01", "mariadb -N -B -e \"SELECT Host FROM mysql.user WHERE User = 'slurm'\"")
+    assert accounts.split() == ["localhost"], accounts
     password = re.search(r"^StoragePass=(.+)$", conf, re.M)
-    assert backup and password
-    plain = mariadb_client("prod-db01", backup.group(1), password.group(1), "--skip-ssl")
+    assert password
+    plain = mariadb_client("prod-db01", "prod-db02", password.group(1), "--skip-ssl")
     assert plain.returncode != 0 and "insecure transport" in plain.stderr, plain.stderr
-    no_cert = mariadb_client("prod-db01", backup.group(1), password.group(1), f"--ssl-ca={tls}/ca.crt")
-    assert no_cert.returncode != 0 and "Access denied" in no_cert.stderr, no_cert.stderr
-    certified = mariadb_client(
-        "prod-db01",
-        backup.group(1),
-        password.group(1),
-        f"--ssl-ca={tls}/ca.crt",
-        f"--ssl-cert={tls}/slurmdbd.crt",
-        f"--ssl-key={tls}/slurmdbd.key",
-        "--ssl-verify-server-cert",
-    )
-    assert certified.returncode == 0 and "TLS" in certified.stdout, certified.stderr
-    assert sh("prod-db01", f"stat -c '%a %U %G' {tls}/slurmdbd.key") == "640 root slurm"
+    tls = mariadb_client("prod-db01", "prod-db02", password.group(1), "--ssl-ca=/etc/mysql/tls/ca.crt")
+    assert tls.returncode != 0 and "Access denied" in tls.stderr, tls.stderr
 
-    # slurmdbd's own connection over TCP, on the node it falls back to (the local ones come by the socket)
-    connected = (
-        "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE USER = 'slurm' AND HOST NOT LIKE 'localhost%'"
-    )
-    assert sh("prod-db02", f'mariadb -N -B -e "{connected}"') == "0"
     sh("prod-db01", "systemctl stop mariadb")
     try:
         wait(lambda: galera_size("prod-db02") == "2", 120, "the cluster to shrink to 2")
-        sh("prod-db01", "systemctl restart slurmdbd")
-        try:
-            wait(
-                lambda: int(sh("prod-db02", f'mariadb -N -B -e "{connected}"', check=False) or 0) > 0,
-                120,
-                "slurmdbd on prod-db01 to connect to prod-db02 (StorageBackupHost, TLS with its certificate)",
-            )
-        except AssertionError as error:
-            log = sh("prod-db01", "tail -n 30 /var/log/slurm/slurmdbd.log", check=False)
-            raise AssertionError(f"{error}\nslurmdbd.log of prod-db01:\n{log}") from None
-        assert sh("prod-db01", "systemctl is-active slurmdbd") == "active"
+        sh("prod-db01", "systemctl stop slurmdbd")
         assert sh(COMPUTE, "srun --job-name=galera-tls hostname") == COMPUTE
         wait(
             lambda: "galera-tls" in sh(COMPUTE, "sacct -X -n -P -o JobName -S now-10minutes", check=False),
-            120,
-            "the job record written through the next Galera node",
+            180,
+            "the job record written by the backup slurmdbd on prod-db02",
         )
     finally:
         sh("prod-db01", "systemctl start mariadb", timeout=600)
         wait(lambda: galera_size("prod-db01") == "3", 300, "prod-db01 to rejoin")
-        sh("prod-db01", "systemctl restart slurmdbd")
+        sh("prod-db01", "systemctl start slurmdbd")
     count = "SELECT COUNT(*) FROM prod_job_table WHERE job_name = 'galera-tls'"
     assert sh("prod-db01", f'mariadb -N -B slurm_acct_db -e "{count}"') == "1"
 
