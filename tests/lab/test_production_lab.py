@@ -644,8 +644,8 @@ def mariadb_client(host: str, server: str, password: str, *options: str) -> subp
 
 
 def test_galera_speaks_tls_and_slurmdbd_stays_on_its_own_node(lab: Lab) -> None:
-    """Replication runs over TLS on every node and a TCP client without TLS is refused. slurmdbd uses its own host's
-    node, by the socket, and the database has no account for it from another host: Slurm would retry
+    """Replication runs over TLS on every node and every node refuses TCP clients without TLS. slurmdbd uses its own
+    host's node, by the socket, and the database has no account for it from another host: Slurm would retry
     StorageBackupHost without its SSL options. With prod-db01's node down and its slurmdbd stopped, slurmctld
     records through the backup slurmdbd on prod-db02; back, the record is on prod-db01 too."""
     for host in GALERA:
@@ -658,10 +658,13 @@ def test_galera_speaks_tls_and_slurmdbd_stays_on_its_own_node(lab: Lab) -> None:
     assert accounts.split() == ["localhost"], accounts
     password = re.search(r"^StoragePass=(.+)$", conf, re.M)
     assert password
-    plain = mariadb_client("prod-db01", "prod-db02", password.group(1), "--skip-ssl")
-    assert plain.returncode != 0 and "insecure transport" in plain.stderr, plain.stderr
-    tls = mariadb_client("prod-db01", "prod-db02", password.group(1), "--ssl-ca=/etc/mysql/tls/ca.crt")
-    assert tls.returncode != 0 and "Access denied" in tls.stderr, tls.stderr
+    # slurmdbd's password from another slurmdbd host: no account there, with TLS or without
+    for options in ("--skip-ssl", "--ssl-ca=/etc/mysql/tls/ca.crt"):
+        refused = mariadb_client("prod-db01", "prod-db02", password.group(1), options)
+        assert refused.returncode != 0 and "is not allowed to connect" in refused.stderr, refused.stderr
+    for host in GALERA:  # and a client without TLS is refused by every node (the galera scenario drills it)
+        secure = sh(host, "mariadb -N -B -e \"SHOW VARIABLES LIKE 'require_secure_transport'\"")
+        assert secure.split() == ["require_secure_transport", "ON"], f"{host}: {secure}"
 
     sh("prod-db01", "systemctl stop mariadb")
     try:
