@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -19,7 +21,8 @@ def monitoring_prometheus_config(
 ) -> dict[str, Any]:
     """prometheus.yml as data: scrape jobs for every exporter the inventory places. settings: monitoring_hosts,
     ports (exporter -> port), dcgm (scrape the DCGM exporter), haproxy (scrape the login pool's HAProxy),
-    scrape_interval, evaluation_interval."""
+    scrape_interval, evaluation_interval, web (ca_file, username, password_file: the exporters with a web
+    configuration, Prometheus and Alertmanager reached over HTTPS with basic auth; empty: plain HTTP)."""
     pods = pods_or_raise(spec, groups)
     return prometheus_config(
         next(iter(pods.values())),
@@ -30,7 +33,31 @@ def monitoring_prometheus_config(
         scrape_interval=str(settings.get("scrape_interval", "30s")),
         evaluation_interval=str(settings.get("evaluation_interval", "30s")),
         pods=pods if "" not in pods else None,
+        web=settings.get("web") or None,
     )
+
+
+BCRYPT_ALPHABET = str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+    "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+)
+
+
+def monitoring_web_config(password: str, user: str, cert_file: str = "", key_file: str = "") -> dict[str, Any]:
+    """The exporter-toolkit web configuration Prometheus, Alertmanager and the exporters read: TLS with the
+    host's certificate (when cert_file is given) and basic auth for ``user`` with a bcrypt hash of ``password``.
+    The salt comes from the user and password, so that the same password gives the same file (a re-run changes
+    nothing) and a new one a new file."""
+    import bcrypt  # controller only (requirements.txt)
+
+    digest = hashlib.sha256(f"{user}:{password}".encode()).digest()[:16]
+    salt = base64.b64encode(digest).decode().rstrip("=").translate(BCRYPT_ALPHABET)
+    hashed = bcrypt.hashpw(password.encode(), f"$2b$10${salt}".encode()).decode()
+    config: dict[str, Any] = {}
+    if cert_file:
+        config["tls_server_config"] = {"cert_file": cert_file, "key_file": key_file}
+    config["basic_auth_users"] = {user: hashed}
+    return config
 
 
 def monitoring_alertmanager_errors(route: Any, receivers: Any) -> list[str]:
@@ -58,4 +85,5 @@ class FilterModule:
             "monitoring_prometheus_config": monitoring_prometheus_config,
             "monitoring_alertmanager_errors": monitoring_alertmanager_errors,
             "monitoring_alertmanager_config": monitoring_alertmanager_config,
+            "monitoring_web_config": monitoring_web_config,
         }

@@ -126,6 +126,28 @@ def federation_scrape_configs(
     return list(jobs.values())
 
 
+# The exporters that read a web configuration (TLS and basic auth): the node, Slurm and MariaDB exporters,
+# Prometheus and Alertmanager. DCGM's and HAProxy's exporters and slurmctld's own endpoints are scraped as they
+# serve (the firewall admits only the monitoring hosts to them).
+SECURED_JOBS = frozenset({"node", "slurm", "mysqld", "prometheus", "alertmanager"})
+
+
+def client_settings(web: Mapping[str, str]) -> dict[str, Any]:
+    """How Prometheus reaches a secured endpoint: HTTPS verified against the cluster CA (plain HTTP without a
+    ca_file), basic auth with the password read from a file. web: ca_file, username, password_file."""
+    auth = {"basic_auth": {"username": web["username"], "password_file": web["password_file"]}}
+    if not web.get("ca_file"):
+        return {"scheme": "http", **auth}
+    return {"scheme": "https", "tls_config": {"ca_file": web["ca_file"]}, **auth}
+
+
+def secured(jobs: Sequence[dict[str, Any]], web: Mapping[str, str] | None) -> list[dict[str, Any]]:
+    """The jobs, those of SECURED_JOBS scraped with client_settings(web) where ``web`` is given."""
+    if not web:
+        return list(jobs)
+    return [{**job, **client_settings(web)} if job["job_name"] in SECURED_JOBS else job for job in jobs]
+
+
 def prometheus_config(
     cluster: Cluster,
     monitoring_hosts: Sequence[str],
@@ -136,26 +158,30 @@ def prometheus_config(
     scrape_interval: str = "30s",
     evaluation_interval: str = "30s",
     pods: Mapping[str, Cluster] | None = None,
+    web: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """prometheus.yml: global settings with the cluster as external label, Alertmanagers, rules, scrapes.
-    With ``pods`` (a federation), the scrapes of every pod and the federation's name as external label."""
+    With ``pods`` (a federation), the scrapes of every pod and the federation's name as external label. With
+    ``web`` (ca_file, username, password_file), the exporters that serve TLS and basic auth and Alertmanager are
+    reached over HTTPS with that user."""
     port = {**DEFAULT_PORTS, **(ports or {})}
     scrapes = (
         federation_scrape_configs(pods, monitoring_hosts, port, dcgm, haproxy)
         if pods
         else scrape_configs(cluster, monitoring_hosts, port, dcgm, haproxy)
     )
+    alertmanagers: dict[str, Any] = {"static_configs": [{"targets": _targets(monitoring_hosts, port["alertmanager"])}]}
+    if web:
+        alertmanagers.update(client_settings(web))
     return {
         "global": {
             "scrape_interval": scrape_interval,
             "evaluation_interval": evaluation_interval,
             "external_labels": {"cluster": cluster.federation or cluster.name},
         },
-        "alerting": {
-            "alertmanagers": [{"static_configs": [{"targets": _targets(monitoring_hosts, port["alertmanager"])}]}]
-        },
+        "alerting": {"alertmanagers": [alertmanagers]},
         "rule_files": ["rules/*.yml"],
-        "scrape_configs": scrapes,
+        "scrape_configs": secured(scrapes, web),
     }
 
 

@@ -182,7 +182,8 @@ def test_jobs_run_and_are_accounted(lab: Lab) -> None:
 
 def secrets() -> dict[str, str]:
     """Every secret the pilot holds, as it could appear in output: the MUNGE and JWT keys (base64, as they are
-    read and copied), slurmdbd's database password, the database exporter's password."""
+    read and copied), slurmdbd's database password, the database exporter's password, an Alertmanager receiver's
+    token, the monitoring web password, a host's TLS private key."""
     found = {
         "MUNGE key": docker_exec("pilot-ctl01", "base64", "-w0", "/etc/munge/munge.key").strip(),
         "JWT key": docker_exec("pilot-ctl01", "base64", "-w0", "/etc/slurm/jwt_hs256.key").strip(),
@@ -195,6 +196,16 @@ def secrets() -> dict[str, str]:
     exporter = re.search(r"^password=(.+)$", docker_exec("pilot-dbd01", "cat", EXPORTER_CNF), re.M)
     assert exporter and len(exporter.group(1)) == 32
     found["mysqld_exporter password"] = exporter.group(1)
+    web = docker_exec("pilot-dbd01", "cat", "/etc/prometheus/web-password").strip()
+    assert len(web) == 32
+    found["monitoring web password"] = web
+    key = docker_exec("pilot-dbd01", "sed", "-n", "2p", "/etc/prometheus/tls/monitoring.key").strip()
+    assert len(key) >= 60
+    found["TLS private key of the exporters"] = key
+    alertmanager = docker_exec("pilot-dbd01", "cat", "/etc/prometheus/alertmanager.yml")
+    token = re.search(r"^\s*credentials: (\S+)$", alertmanager, re.M)
+    assert token and len(token.group(1)) == 40
+    found["Alertmanager receiver token"] = token.group(1)
     return found
 
 
@@ -218,11 +229,25 @@ def test_secret_files_are_private_and_the_key_is_the_same_everywhere(lab: Lab) -
     assert docker_exec("pilot-dbd01", "stat", "-c", "%a %U %G", "/etc/prometheus/alertmanager.yml").strip() == (
         "640 root prometheus"
     )
+    for path in ("/etc/prometheus/web-password", "/etc/prometheus/web-config.yml"):
+        assert docker_exec("pilot-dbd01", "stat", "-c", "%a %U %G", path).strip() == "640 root prometheus", path
+    for host in HOSTS:  # each host's TLS key for its exporters: made there, read by prometheus only
+        mode = docker_exec(host, "stat", "-c", "%a %U %G", "/etc/prometheus/tls/monitoring.key").strip()
+        assert mode == "640 root prometheus", (host, mode)
     users = {host: docker_exec(host, "id", "-u", "munge").strip() for host in HOSTS}
     assert set(users.values()) == {"64031"}, users
 
 
 EXPORTER_CNF = "/etc/prometheus/mysqld-exporter.cnf"
+# A scrape as Prometheus makes it on the monitoring host: HTTPS verified against the cluster CA, its user and password.
+SCRAPE = """python3 - <<'EOF'
+import base64, ssl, urllib.request
+password = open("/etc/prometheus/web-password").read()
+token = base64.b64encode(("gpucluster:" + password).encode()).decode()
+request = urllib.request.Request("{url}", headers={{"Authorization": "Basic " + token}})
+context = ssl.create_default_context(cafile="/etc/prometheus/tls/ca.crt")
+print(urllib.request.urlopen(request, context=context, timeout=30).read().decode())
+EOF"""
 
 
 def test_the_database_exporter_holds_the_least_it_needs(lab: Lab) -> None:
@@ -239,9 +264,7 @@ def test_the_database_exporter_holds_the_least_it_needs(lab: Lab) -> None:
     for query in ("SELECT count(*) FROM mysql.user", "SELECT count(*) FROM slurm_acct_db.acct_table"):
         denied = dbd(f"mysql --defaults-file={EXPORTER_CNF} -N -e '{query}' 2>&1; echo rc=$?", check=False)
         assert "denied" in denied and not denied.endswith("rc=0"), (query, denied)
-    metrics = dbd(
-        "python3 -c 'import urllib.request as u; print(u.urlopen(\"http://localhost:9104/metrics\").read().decode())'"
-    )
+    metrics = dbd(SCRAPE.format(url="https://localhost:9104/metrics"))
     assert re.search(r"^mysql_up 1$", metrics, re.M), metrics[-2000:]
     assert re.search(r"^mysql_global_status_uptime \d", metrics, re.M)
     failed = re.findall(r"^(mysql_exporter_(?:collector_success\{[^}]*\} 0|last_scrape_error 1))$", metrics, re.M)

@@ -233,3 +233,76 @@ def test_slurmctlds_own_endpoints_are_scraped_where_the_release_has_them() -> No
     spec["slurm_metrics"] = False
     off = prometheus_config(build_cluster(spec, groups), ["mon01"])["scrape_configs"]
     assert not [job for job in off if job["job_name"].startswith("slurmctld")]
+
+
+def test_secured_exporters_are_scraped_over_tls_with_the_monitoring_user(tmp_path: Path) -> None:
+    """With a web setting the node, Slurm and MariaDB exporters, Prometheus and Alertmanager are reached over HTTPS
+    (verified against the cluster CA) with basic auth; DCGM's exporter, which has no web configuration, as before.
+    promtool accepts it (it checks that the CA and password files exist)."""
+    ca, password = tmp_path / "ca.crt", tmp_path / "web-password"
+    ca.write_text("")
+    password.write_text("x" * 32)
+    web = {"ca_file": str(ca), "username": "gpucluster", "password_file": str(password)}
+    cluster = build_cluster(valid_spec(), valid_groups())
+    config = prometheus_config(cluster, ["mon01"], ports={"slurm": 9341}, dcgm=True, web=web)
+    jobs = {job["job_name"]: job for job in config["scrape_configs"]}
+    for name in ("node", "slurm", "mysqld", "prometheus", "alertmanager"):
+        assert jobs[name]["scheme"] == "https" and jobs[name]["tls_config"] == {"ca_file": str(ca)}, name
+        assert jobs[name]["basic_auth"] == {"username": "gpucluster", "password_file": str(password)}, name
+    assert "scheme" not in jobs["dcgm"] and "basic_auth" not in jobs["dcgm"]
+    alertmanager = config["alerting"]["alertmanagers"][0]
+    assert alertmanager["scheme"] == "https" and alertmanager["basic_auth"]["username"] == "gpucluster"
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "prometheus.yml").write_text(yaml.safe_dump(config))
+    result = run(tool("promtool"), "check", "config", str(tmp_path / "prometheus.yml"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    # without a CA (monitoring_tls false): plain HTTP, still with the user
+    plain = prometheus_config(cluster, ["mon01"], web={**web, "ca_file": ""})
+    node = next(job for job in plain["scrape_configs"] if job["job_name"] == "node")
+    assert node["scheme"] == "http" and "tls_config" not in node and node["basic_auth"]["username"] == "gpucluster"
+
+
+def test_the_web_config_is_what_prometheus_reads_and_stays_the_same(tmp_path: Path) -> None:
+    """monitoring_web_config: promtool accepts it (TLS files, bcrypt hash); the same password gives the same file
+    (a re-run changes nothing), another password another hash, and the hash checks the password."""
+    import bcrypt
+    from ansible_collections.gpucluster.cluster.plugins.filter.monitoring import monitoring_web_config
+
+    cert, key = tmp_path / "monitoring.crt", tmp_path / "monitoring.key"
+    _self_signed(cert, key)
+    config = monitoring_web_config("a-long-password-1", "gpucluster", str(cert), str(key))
+    assert config == monitoring_web_config("a-long-password-1", "gpucluster", str(cert), str(key))
+    hashed = config["basic_auth_users"]["gpucluster"]
+    assert hashed != monitoring_web_config("a-long-password-2", "gpucluster")["basic_auth_users"]["gpucluster"]
+    assert bcrypt.checkpw(b"a-long-password-1", hashed.encode())
+    assert not bcrypt.checkpw(b"a-long-password-2", hashed.encode())
+    (tmp_path / "web.yml").write_text(yaml.safe_dump(config))
+    result = run(tool("promtool"), "check", "web-config", str(tmp_path / "web.yml"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "tls_server_config" not in monitoring_web_config("a-long-password-1", "gpucluster")
+
+
+def _self_signed(cert: Path, key: Path) -> None:
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    private = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "mon01")])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(private.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=1))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .sign(private, hashes.SHA256())
+    )
+    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    pkcs8 = serialization.PrivateFormat.PKCS8
+    key.write_bytes(private.private_bytes(serialization.Encoding.PEM, pkcs8, serialization.NoEncryption()))

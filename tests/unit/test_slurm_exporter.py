@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import base64
+import http.client
+import ipaddress
+import socket
+import ssl
 import threading
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
+import bcrypt
 import pytest
 
 from tests.helpers.tools import load_tool
@@ -99,4 +105,98 @@ def test_served_over_http_and_cached() -> None:
         with pytest.raises(urllib.error.HTTPError):
             urllib.request.urlopen(f"{url}/", timeout=5)
     finally:
+        server.shutdown()
+
+
+def _certificate(directory: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key, as files."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "exporter")])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=1))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+        .sign(key, hashes.SHA256())
+    )
+    cert, private = directory / "exporter.crt", directory / "exporter.key"
+    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    private.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    return cert, private
+
+
+def _get(url: str, context: ssl.SSLContext | None = None, user: str = "", password: str = "") -> int:
+    request = urllib.request.Request(url)
+    if user:
+        request.add_header("Authorization", "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode())
+    try:
+        return int(urllib.request.urlopen(request, timeout=5, context=context).status)
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_a_web_config_serves_tls_to_its_users_only(tmp_path: Path) -> None:
+    """The exporter-toolkit web configuration the other exporters read: TLS with the given certificate, basic
+    auth against bcrypt hashes; a scrape without TLS, without a user or with a wrong password gets nothing."""
+    cert, key = _certificate(tmp_path)
+    hashed = bcrypt.hashpw(b"right-password", bcrypt.gensalt(rounds=4)).decode()
+    config = tmp_path / "web-config.yml"
+    config.write_text(
+        f"tls_server_config:\n  cert_file: {cert}\n  key_file: {key}\nbasic_auth_users:\n  prometheus: '{hashed}'\n"
+    )
+    server = exporter.serve(("127.0.0.1", 0), exporter.Cache(60, FakeSlurm()), exporter.WebConfig.load(str(config)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    context = ssl.create_default_context(cafile=str(cert))
+    try:
+        url = f"https://127.0.0.1:{port}/metrics"
+        assert _get(url, context) == 401
+        assert _get(url, context, "prometheus", "wrong") == 401
+        assert _get(url, context, "someone", "right-password") == 401
+        assert _get(url, context, "prometheus", "right-password") == 200
+        assert _get(url, context, "prometheus", "right-password") == 200  # the remembered header
+        # a GET with a body (Ansible's uri sends "null" with body_format json) is answered; whether an unread body
+        # resets the connection depends on timing here: the role's scenario asks with Ansible's uri, which saw it
+        connection = http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=5)
+        connection.request("GET", "/metrics", body="null", headers={"Content-Type": "application/json"})
+        assert connection.getresponse().status == 401
+        connection.close()
+        with pytest.raises((urllib.error.URLError, ConnectionError, OSError)):
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5)
+    finally:
+        server.shutdown()
+
+
+def test_idle_clients_are_capped_and_cut_off(tmp_path: Path) -> None:
+    """Two connections at most, one second each: a third is closed at once, the idle ones after their time,
+    and the exporter answers again."""
+    server = exporter.serve(("127.0.0.1", 0), exporter.Cache(60, FakeSlurm()), None, max_connections=2, timeout=1)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    address = server.server_address
+    idle = [socket.create_connection(address, timeout=5) for _ in range(2)]
+    try:
+        # accepted in the order they came: the first two hold the slots
+        extra = socket.create_connection(address, timeout=5)
+        assert extra.recv(1) == b"", "a connection over the cap is closed at once"
+        extra.close()
+        for connection in idle:
+            assert connection.recv(1) == b"", "an idle client is cut off after its time"
+        assert _get(f"http://{address[0]}:{address[1]}/metrics") == 200
+    finally:
+        for connection in idle:
+            connection.close()
         server.shutdown()
