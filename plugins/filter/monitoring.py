@@ -43,20 +43,20 @@ BCRYPT_ALPHABET = str.maketrans(
 )
 
 
-def monitoring_web_config(password: str, user: str, cert_file: str = "", key_file: str = "") -> dict[str, Any]:
+def monitoring_web_config(password: str, username: str, cert_file: str = "", key_file: str = "") -> dict[str, Any]:
     """The exporter-toolkit web configuration Prometheus, Alertmanager and the exporters read: TLS with the
-    host's certificate (when cert_file is given) and basic auth for ``user`` with a bcrypt hash of ``password``.
+    host's certificate (when cert_file is given) and basic auth for ``username`` with a bcrypt hash of ``password``.
     The salt comes from the user and password, so that the same password gives the same file (a re-run changes
     nothing) and a new one a new file."""
     import bcrypt  # controller only (requirements.txt)
 
-    digest = hashlib.sha256(f"{user}:{password}".encode()).digest()[:16]
+    digest = hashlib.sha256(f"{username}:{password}".encode()).digest()[:16]
     salt = base64.b64encode(digest).decode().rstrip("=").translate(BCRYPT_ALPHABET)
     hashed = bcrypt.hashpw(password.encode(), f"$2b$10${salt}".encode()).decode()
     config: dict[str, Any] = {}
     if cert_file:
         config["tls_server_config"] = {"cert_file": cert_file, "key_file": key_file}
-    config["basic_auth_users"] = {user: hashed}
+    config["basic_auth_users"] = {username: hashed}
     return config
 
 

@@ -21,6 +21,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring impo
 )
 
 from scripts import dashboards
+from tests.helpers.tls import self_signed
 from tests.helpers.tools import ROOT, load_tool
 
 from .factory import valid_groups, valid_spec
@@ -269,7 +270,7 @@ def test_the_web_config_is_what_prometheus_reads_and_stays_the_same(tmp_path: Pa
     from ansible_collections.gpucluster.cluster.plugins.filter.monitoring import monitoring_web_config
 
     cert, key = tmp_path / "monitoring.crt", tmp_path / "monitoring.key"
-    _self_signed(cert, key)
+    self_signed(cert, key, "mon01")
     config = monitoring_web_config("a-long-password-1", "gpucluster", str(cert), str(key))
     assert config == monitoring_web_config("a-long-password-1", "gpucluster", str(cert), str(key))
     hashed = config["basic_auth_users"]["gpucluster"]
@@ -280,29 +281,3 @@ def test_the_web_config_is_what_prometheus_reads_and_stays_the_same(tmp_path: Pa
     result = run(tool("promtool"), "check", "web-config", str(tmp_path / "web.yml"))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "tls_server_config" not in monitoring_web_config("a-long-password-1", "gpucluster")
-
-
-def _self_signed(cert: Path, key: Path) -> None:
-    import datetime
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    private = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "mon01")])
-    now = datetime.datetime.now(datetime.UTC)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(private.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=1))
-        .not_valid_after(now + datetime.timedelta(hours=1))
-        .sign(private, hashes.SHA256())
-    )
-    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    pkcs8 = serialization.PrivateFormat.PKCS8
-    key.write_bytes(private.private_bytes(serialization.Encoding.PEM, pkcs8, serialization.NoEncryption()))

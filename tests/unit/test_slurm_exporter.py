@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import http.client
-import ipaddress
 import socket
 import ssl
 import threading
@@ -16,6 +15,7 @@ from pathlib import Path
 import bcrypt
 import pytest
 
+from tests.helpers.tls import self_signed
 from tests.helpers.tools import load_tool
 
 exporter = load_tool("monitoring", "gpucluster-slurm-exporter")
@@ -110,33 +110,9 @@ def test_served_over_http_and_cached() -> None:
 
 def _certificate(directory: Path) -> tuple[Path, Path]:
     """A self-signed certificate for 127.0.0.1 and its key, as files."""
-    import datetime
-
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "exporter")])
-    now = datetime.datetime.now(datetime.UTC)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=1))
-        .not_valid_after(now + datetime.timedelta(hours=1))
-        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
-        .sign(key, hashes.SHA256())
-    )
-    cert, private = directory / "exporter.crt", directory / "exporter.key"
-    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    private.write_bytes(
-        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    )
-    return cert, private
+    cert, key = directory / "exporter.crt", directory / "exporter.key"
+    self_signed(cert, key, "exporter", ip="127.0.0.1")
+    return cert, key
 
 
 def _get(url: str, context: ssl.SSLContext | None = None, user: str = "", password: str = "") -> int:
