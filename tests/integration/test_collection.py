@@ -130,7 +130,7 @@ def test_the_tarball_holds_the_collection_only(installed: Path) -> None:
 def test_its_dependencies_are_declared_with_the_versions_installed(installed: Path) -> None:
     manifest = json.loads((installed / "ansible_collections/gpucluster/cluster/MANIFEST.json").read_text())
     assert manifest["collection_info"]["dependencies"] == GALAXY["dependencies"]
-    assert set(GALAXY["dependencies"]) == {"community.general", "community.mysql", "ansible.posix", "community.crypto"}
+    assert set(GALAXY["dependencies"]) == {"community.general", "community.mysql", "ansible.posix"}
     for name in GALAXY["dependencies"]:
         assert (installed / "ansible_collections" / name.replace(".", "/") / "MANIFEST.json").exists(), name
     # every collection the roles and playbooks call is a declared dependency (or ansible.builtin)

@@ -56,7 +56,10 @@ def test_the_types_depend_on_nothing_that_reads_them() -> None:
 
 # Modules that Ansible runs on the managed hosts, and the one it runs on the controller (delegate_to: localhost).
 MODULES = ROOT / "plugins" / "modules"
-CONTROLLER_SIDE_MODULES = {"render_cluster_config"}
+# Modules whose task file installs their package on the host first (and that say so by missing_required_lib):
+# tls_files makes keys with python3-cryptography (roles/common/tasks/tls_certificate.yml).
+INSTALLED_BEFORE_USE = {"tls_files": {"tls_files.py": {"cryptography"}}}
+CONTROLLER_SIDE_MODULES = {"render_cluster_config", "tls_certificate"}
 
 
 def top_level_imports(path: Path) -> tuple[set[str], set[str]]:
@@ -102,7 +105,7 @@ def test_the_modules_run_on_hosts_need_nothing_beyond_the_standard_library_and_a
         for path in sorted(MODULES.glob("*.py"))
         if path.stem not in CONTROLLER_SIDE_MODULES | {"__init__"} and (reached := host_side_imports(path))
     }
-    assert found == {}
+    assert found == INSTALLED_BEFORE_USE
 
 
 def test_the_host_side_import_check_sees_a_third_party_import_through_module_utils() -> None:

@@ -1,0 +1,232 @@
+"""The cluster's certificate authority on the controller (made once per cluster, or a site's), and the decision and
+signing of the hosts' certificates: the tls_certificate action's rules, in Python so they are unit-tested."""
+
+from __future__ import annotations
+
+import datetime
+import fcntl
+import ipaddress
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
+from cryptography.hazmat.primitives.asymmetric.types import CertificateIssuerPrivateKeyTypes
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+CA_KEY_SIZE = 4096
+CA_DAYS = 3650
+
+
+class TLSError(Exception):
+    """A setting or a CA file that cannot work; the message names it and says what to do."""
+
+
+@dataclass
+class Authority:
+    """The CA: its certificate (PEM), its key where it exists (none in check mode before the CA is made), and the
+    files made on the controller (or that would be, in check mode)."""
+
+    cert_pem: str
+    key: CertificateIssuerPrivateKeyTypes | None
+    made: list[Path] = field(default_factory=list)
+
+    @property
+    def cert(self) -> x509.Certificate | None:
+        return x509.load_pem_x509_certificate(self.cert_pem.encode()) if self.cert_pem else None
+
+
+@dataclass(frozen=True)
+class Decision:
+    issue: bool
+    reason: str
+
+
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC)
+
+
+def subject_alt_names(names: Iterable[str]) -> list[x509.GeneralName]:
+    """``DNS:<name>`` and ``IP:<address>`` entries, duplicates dropped, in the order given."""
+    found: list[x509.GeneralName] = []
+    for entry in names:
+        kind, _, value = str(entry).partition(":")
+        general: x509.GeneralName
+        if kind == "DNS" and value:
+            general = x509.DNSName(value)
+        elif kind == "IP" and value:
+            try:
+                general = x509.IPAddress(ipaddress.ip_address(value))
+            except ValueError as exc:
+                raise TLSError(f"subject alternative name {entry!r}: {value!r} is no IP address") from exc
+        else:
+            raise TLSError(f"subject alternative name {entry!r}: give DNS:<name> or IP:<address>")
+        if general not in found:
+            found.append(general)
+    return found
+
+
+@contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    """One fork at a time makes the CA (every host's task reaches it at once)."""
+    with open(directory / ".lock", "w", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _private_key(path: Path) -> CertificateIssuerPrivateKeyTypes:
+    try:
+        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+    except (OSError, ValueError, TypeError) as exc:
+        raise TLSError(f"cannot read the CA key {path} (an unencrypted PEM key): {exc}") from exc
+    if not isinstance(
+        key, rsa.RSAPrivateKey | ec.EllipticCurvePrivateKey | ed25519.Ed25519PrivateKey | ed448.Ed448PrivateKey
+    ):
+        raise TLSError(f"the CA key {path} is of a type that cannot sign certificates")
+    return key
+
+
+def _write(path: Path, content: bytes, mode: int) -> None:
+    temporary = path.with_name(f".{path.name}.tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(content)
+    os.chmod(temporary, mode)
+    temporary.replace(path)
+
+
+def certificate_authority(directory: Path | None, cert: str, key: str, common_name: str, check: bool) -> Authority:
+    """A site's CA (``cert`` and ``key``, files on the controller) or the cluster's own under ``directory`` (ca.key
+    0600, ca.crt 0644, the directory 0700), made where missing - not in check mode, which reports what it would
+    make and has no key to sign with."""
+    if bool(cert) != bool(key):
+        raise TLSError("common_tls_ca_cert and common_tls_ca_key name a site CA together: set both or neither")
+    if cert:
+        try:
+            cert_pem = Path(cert).expanduser().read_text(encoding="utf-8")
+            x509.load_pem_x509_certificate(cert_pem.encode())
+        except (OSError, ValueError) as exc:
+            raise TLSError(f"cannot read the site CA certificate {cert}: {exc}") from exc
+        return Authority(cert_pem, _private_key(Path(key).expanduser()))
+    if directory is None:
+        raise TLSError("no CA: set common_tls_ca_dir, or common_tls_ca_cert and common_tls_ca_key")
+    key_path, cert_path = directory / "ca.key", directory / "ca.crt"
+    if check:
+        if key_path.exists() and cert_path.exists():
+            return Authority(cert_path.read_text(encoding="utf-8"), _private_key(key_path))
+        return Authority("", None, [path for path in (key_path, cert_path) if not path.exists()])
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    made: list[Path] = []
+    with _locked(directory):
+        if not key_path.exists():
+            new_key = rsa.generate_private_key(public_exponent=65537, key_size=CA_KEY_SIZE)
+            pem = new_key.private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            )
+            _write(key_path, pem, 0o600)
+            made.append(key_path)
+        ca_key = _private_key(key_path)
+        if not cert_path.exists() or not _is_ca_of(cert_path.read_bytes(), ca_key):
+            _write(cert_path, _self_signed(ca_key, common_name), 0o644)
+            made.append(cert_path)
+    return Authority(cert_path.read_text(encoding="utf-8"), ca_key, made)
+
+
+def _spki(public_key: object) -> bytes:
+    return public_key.public_bytes(  # type: ignore[attr-defined, no-any-return]
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+
+
+def _is_ca_of(cert_pem: bytes, key: CertificateIssuerPrivateKeyTypes) -> bool:
+    try:
+        return _spki(x509.load_pem_x509_certificate(cert_pem).public_key()) == _spki(key.public_key())
+    except ValueError:
+        return False
+
+
+def _self_signed(key: CertificateIssuerPrivateKeyTypes, common_name: str) -> bytes:
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    now = _now()
+    usage = x509.KeyUsage(False, False, False, False, False, True, True, False, False)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=CA_DAYS))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .add_extension(usage, critical=True)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    return cert.public_bytes(serialization.Encoding.PEM)
+
+
+def decide(
+    held: str, *, public_key: str, ca: Authority, common_name: str, sans: list[x509.GeneralName], renew_days: int
+) -> Decision:
+    """Whether the host needs a new certificate, and why: none held, another key, another CA, other names, or due
+    within ``renew_days``. A held certificate that fits is kept (a re-run changes nothing)."""
+    if not held.strip():
+        return Decision(True, "no certificate yet")
+    if not public_key or ca.cert is None:
+        return Decision(True, "a new key or a new CA (check mode)")
+    try:
+        cert = x509.load_pem_x509_certificate(held.encode())
+    except ValueError:
+        return Decision(True, "the held certificate cannot be read")
+    if _spki(cert.public_key()) != _spki(serialization.load_pem_public_key(public_key.encode())):
+        return Decision(True, "the held certificate is for another key")
+    try:
+        cert.verify_directly_issued_by(ca.cert)
+    except (ValueError, TypeError, InvalidSignature):
+        return Decision(True, "the held certificate is not signed by the CA")
+    names = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    if [attribute.value for attribute in names] != [common_name]:
+        return Decision(True, "the held certificate has another common name")
+    try:
+        held_sans = list(cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value)
+    except x509.ExtensionNotFound:
+        held_sans = []
+    if set(held_sans) != set(sans):
+        return Decision(True, "the held certificate has other names")
+    if cert.not_valid_after_utc <= _now() + datetime.timedelta(days=renew_days):
+        return Decision(True, f"the held certificate ends within {renew_days} days")
+    return Decision(False, "the held certificate fits")
+
+
+def sign(public_key: str, ca: Authority, common_name: str, sans: list[x509.GeneralName], *, days: int) -> str:
+    """A server and client certificate for the host's public key, signed by the CA."""
+    if ca.key is None or ca.cert is None:
+        raise TLSError("no CA key to sign with")
+    subject_key = serialization.load_pem_public_key(public_key.encode())
+    now = _now()
+    usage = x509.KeyUsage(True, False, True, False, False, False, False, False, False)
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)]))
+        .issuer_name(ca.cert.subject)
+        .public_key(subject_key)  # type: ignore[arg-type]
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=days))
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(usage, critical=True)
+        .add_extension(
+            x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]), critical=False
+        )
+        .add_extension(x509.SubjectAlternativeName(sans), critical=False)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(subject_key), critical=False)  # type: ignore[arg-type]
+    )
+    return builder.sign(ca.key, hashes.SHA256()).public_bytes(serialization.Encoding.PEM).decode()
