@@ -168,6 +168,7 @@ def _self_signed(key: CertificateIssuerPrivateKeyTypes, common_name: str) -> byt
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
         .add_extension(usage, critical=True)
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(key.public_key()), critical=False)
         .sign(key, hashes.SHA256())
     )
     return cert.public_bytes(serialization.Encoding.PEM)
@@ -201,9 +202,22 @@ def decide(
         held_sans = []
     if set(held_sans) != set(sans):
         return Decision(True, "the held certificate has other names")
+    try:
+        cert.extensions.get_extension_for_class(x509.AuthorityKeyIdentifier)
+    except x509.ExtensionNotFound:
+        return Decision(True, "the held certificate names no authority key (strict clients refuse it)")
     if cert.not_valid_after_utc <= _now() + datetime.timedelta(days=renew_days):
         return Decision(True, f"the held certificate ends within {renew_days} days")
     return Decision(False, "the held certificate fits")
+
+
+def _authority_key_identifier(ca: x509.Certificate) -> x509.AuthorityKeyIdentifier:
+    """The CA's key identifier, which strict verifiers (Python 3.13's ssl) require in every certificate it signs."""
+    try:
+        ski = ca.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value
+    except x509.ExtensionNotFound:
+        return x509.AuthorityKeyIdentifier.from_issuer_public_key(ca.public_key())  # type: ignore[arg-type]
+    return x509.AuthorityKeyIdentifier.from_issuer_subject_key_identifier(ski)
 
 
 def sign(public_key: str, ca: Authority, common_name: str, sans: list[x509.GeneralName], *, days: int) -> str:
@@ -228,5 +242,6 @@ def sign(public_key: str, ca: Authority, common_name: str, sans: list[x509.Gener
         )
         .add_extension(x509.SubjectAlternativeName(sans), critical=False)
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(subject_key), critical=False)  # type: ignore[arg-type]
+        .add_extension(_authority_key_identifier(ca.cert), critical=False)
     )
     return builder.sign(ca.key, hashes.SHA256()).public_bytes(serialization.Encoding.PEM).decode()

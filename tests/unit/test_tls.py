@@ -12,6 +12,7 @@ from ansible_collections.gpucluster.cluster.plugins.plugin_utils import tls
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.x509.verification import PolicyBuilder, Store
 
 SANS = tls.subject_alt_names(["DNS:gpu01", "IP:10.0.0.5", "DNS:gpu01"])
 
@@ -121,3 +122,16 @@ def test_the_certificate_serves_both_ends_for_its_days(ca: tls.Authority, host_k
     assert not cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
     lifetime = cert.not_valid_after_utc - datetime.datetime.now(datetime.UTC)
     assert datetime.timedelta(days=9) < lifetime <= datetime.timedelta(days=10)
+
+
+def test_a_strict_verifier_takes_the_certificate_for_each_of_its_names(
+    ca: tls.Authority, host_key: rsa.RSAPrivateKey
+) -> None:
+    """Python 3.13's ssl verifies strictly (an authority key identifier in every signed certificate): the monitoring
+    scenario's clients refused certificates without one. cryptography's RFC 5280 verifier is as strict."""
+    assert ca.cert is not None
+    leaf = x509.load_pem_x509_certificate(tls.sign(_public(host_key), ca, "gpu01", SANS, days=825).encode())
+    for name in SANS:
+        subject = name if isinstance(name, x509.DNSName) else x509.IPAddress(name.value)
+        verifier = PolicyBuilder().store(Store([ca.cert])).build_server_verifier(subject)
+        assert verifier.verify(leaf, [])[0] == leaf
