@@ -102,8 +102,9 @@ def _read(path: str) -> bytes:
         return b""
 
 
-def _write(module: AnsibleModule, path: str, content: bytes, mode: int) -> None:
-    """Atomically, created with ``mode`` from the start (a key is never readable by others, not even briefly)."""
+def _write(path: str, content: bytes, mode: int) -> None:
+    """Atomically, with ``mode`` from the start: a rename in the same directory (AnsibleModule.atomic_move would
+    give a new file the umask's 0644 before the mode is set, a key readable by all for a moment)."""
     handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tls-")
     try:
         os.fchmod(handle, mode)
@@ -111,7 +112,7 @@ def _write(module: AnsibleModule, path: str, content: bytes, mode: int) -> None:
         os.fsync(handle)
     finally:
         os.close(handle)
-    module.atomic_move(temporary, path)
+    os.replace(temporary, path)
 
 
 def _attributes(module: AnsibleModule, path: str, group: str, mode: str, changed: bool) -> bool:
@@ -160,7 +161,7 @@ def main() -> None:
             key_pem = key.private_bytes(
                 serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
             )
-            _write(module, key_path, key_pem, 0o640)
+            _write(key_path, key_pem, 0o640)
     public_key = ""
     if key_pem:
         changed = _attributes(module, key_path, group, "0640", changed)
@@ -176,7 +177,7 @@ def main() -> None:
         if content and _read(path) != content.encode():
             written.append(path)
             if not check:
-                _write(module, path, content.encode(), 0o644)
+                _write(path, content.encode(), 0o644)
         if os.path.exists(path):
             changed = _attributes(module, path, group, "0644", changed)
 

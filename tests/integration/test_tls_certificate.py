@@ -1,0 +1,75 @@
+"""The tls_certificate action with its host module, run by Ansible on this machine: the first run makes the CA on
+the controller and the key on the host and signs; check mode makes nothing anywhere; a second run changes nothing;
+other names get a new certificate; the private keys never reach the output."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
+
+from .conftest import ANSIBLE_PLAYBOOK, ROOT
+
+ANSIBLE = ANSIBLE_PLAYBOOK.parent / "ansible" if ANSIBLE_PLAYBOOK.exists() else Path("ansible")
+
+
+def _run(host_dir: Path, ca_dir: Path, sans: list[str], *extra: str, ca: str = "") -> subprocess.CompletedProcess[str]:
+    args = {
+        "name": "svc",
+        "dir": str(host_dir),
+        "group": "root",
+        "common_name": "node01",
+        "sans": sans,
+        **({"ca_cert": ca, "ca_key": ""} if ca else {"ca_dir": str(ca_dir)}),
+        "ca_common_name": "test cluster CA",
+    }
+    command = [str(ANSIBLE), "localhost", "-c", "local", "-m", "gpucluster.cluster.tls_certificate"]
+    command += ["-a", json.dumps(args), "-e", f"ansible_python_interpreter={sys.executable}", *extra]
+    env = {**os.environ, "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"), "ANSIBLE_STDOUT_CALLBACK": "default"}
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_made_once_kept_reissued_for_new_names_and_never_shown(tmp_path: Path) -> None:
+    host, pki = tmp_path / "host" / "tls", tmp_path / "pki"
+    sans = ["DNS:node01", "IP:10.1.0.1"]
+
+    checked = _run(host, pki, sans, "--check")
+    assert checked.returncode == 0 and "CHANGED" in checked.stdout, checked.stdout + checked.stderr
+    assert not pki.exists() and not host.exists()
+
+    first = _run(host, pki, sans, "-vvv")
+    assert first.returncode == 0 and "CHANGED" in first.stdout, first.stdout + first.stderr
+    assert stat.S_IMODE(pki.stat().st_mode) == 0o700 and stat.S_IMODE((pki / "ca.key").stat().st_mode) == 0o600
+    assert stat.S_IMODE(host.stat().st_mode) == 0o750
+    assert stat.S_IMODE((host / "svc.key").stat().st_mode) == 0o640
+    assert stat.S_IMODE((host / "svc.crt").stat().st_mode) == 0o644
+    assert (host / "ca.crt").read_text() == (pki / "ca.crt").read_text()
+    cert = x509.load_pem_x509_certificate((host / "svc.crt").read_bytes())
+    cert.verify_directly_issued_by(x509.load_pem_x509_certificate((pki / "ca.crt").read_bytes()))
+    key = serialization.load_pem_private_key((host / "svc.key").read_bytes(), password=None)
+    assert cert.public_key() == key.public_key()
+    output = first.stdout + first.stderr
+    for private in (host / "svc.key", pki / "ca.key"):
+        body = "".join(private.read_text().splitlines()[1:-1])
+        assert body[:64] not in output.replace("\\n", "").replace("\n", ""), private
+
+    again = _run(host, pki, sans)
+    assert again.returncode == 0 and "SUCCESS" in again.stdout and "changed: false" in again.stdout, (
+        again.stdout + again.stderr
+    )
+    assert (host / "svc.crt").read_bytes() == cert.public_bytes(serialization.Encoding.PEM)
+
+    renamed = _run(host, pki, [*sans, "DNS:node01.example.org"])
+    assert renamed.returncode == 0 and "the held certificate has other names" in renamed.stdout, renamed.stdout
+    reissued = x509.load_pem_x509_certificate((host / "svc.crt").read_bytes())
+    assert "node01.example.org" in str(reissued.extensions.get_extension_for_class(x509.SubjectAlternativeName))
+    assert reissued.public_key() == key.public_key()  # the host keeps its key
+
+    half = _run(host, pki, sans, ca=str(pki / "ca.crt"))
+    assert half.returncode != 0 and "set both or neither" in half.stdout, half.stdout + half.stderr
