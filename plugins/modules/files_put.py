@@ -1,0 +1,152 @@
+#!/usr/bin/python
+"""Directories and text files on the host in one module call: the host side of the files action."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: files_put
+short_description: Directories and text files of a role on the host, in one module call
+description:
+  - The host side of M(gpucluster.cluster.files), which renders the files on the controller and calls it; not meant
+    for tasks of its own.
+  - Makes each directory, writes each file whose content differs (a rename in the same directory, the mode set from
+    the start), sets owner, group and mode, and removes from the O(purge) directories what no file names.
+version_added: "0.1.0"
+author: gpucluster maintainers
+options:
+  directories:
+    description: Directories to make, each C({path, owner, group, mode}).
+    type: list
+    elements: dict
+    default: []
+  files:
+    description: Files to write, each C({dest, content, owner, group, mode}); the content is text.
+    type: list
+    elements: dict
+    default: []
+  purge:
+    description: Directories whose entries not among O(files) are removed (scripts the inventory no longer lists).
+    type: list
+    elements: path
+    default: []
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+"""
+
+EXAMPLES = r"""
+# Called by the files action; a task uses that action:
+- name: Install the example job scripts
+  gpucluster.cluster.files:
+    directories: [/opt/examples]
+    files:
+      - {dest: /opt/examples/ddp.sbatch, template: examples/ddp.sbatch.j2}
+    mode: "0755"
+"""
+
+RETURN = r"""
+written:
+  description: The directories made, files written and entries removed (or that would be, in check mode).
+  type: list
+  elements: str
+  returned: always
+"""
+
+import os
+import shutil
+import tempfile
+from typing import Any
+
+from ansible.module_utils.basic import AnsibleModule
+
+_DIFF_LIMIT = 64 * 1024
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
+def _write(path: str, content: bytes, mode: int) -> None:
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=f".{os.path.basename(path)}.")
+    try:
+        os.fchmod(handle, mode)
+        os.write(handle, content)
+    finally:
+        os.close(handle)
+    os.replace(temporary, path)
+
+
+def _attributes(module: AnsibleModule, entry: dict[str, Any], path: str, changed: bool) -> bool:
+    wanted = {"path": path, "owner": entry.get("owner"), "group": entry.get("group"), "mode": entry.get("mode")}
+    return bool(module.set_fs_attributes_if_different({**wanted, "attributes": None, "secontext": None}, changed))
+
+
+def main() -> None:
+    module = AnsibleModule(
+        argument_spec={
+            "directories": {"type": "list", "elements": "dict", "default": []},
+            "files": {"type": "list", "elements": "dict", "default": []},
+            "purge": {"type": "list", "elements": "path", "default": []},
+        },
+        supports_check_mode=True,
+    )
+    check = module.check_mode
+    written: list[str] = []
+    diffs: list[dict[str, str]] = []
+    changed = False
+    for entry in module.params["directories"]:
+        path = str(entry["path"])
+        if not os.path.isdir(path):
+            written.append(path)
+            if not check:
+                os.makedirs(path, int(str(entry.get("mode") or "0755"), 8))
+        if os.path.isdir(path):
+            changed = _attributes(module, entry, path, changed)
+    for entry in module.params["files"]:
+        dest, content = str(entry["dest"]), str(entry["content"]).encode()
+        before = _read(dest)
+        if before != content:
+            written.append(dest)
+            if module._diff and len(content) <= _DIFF_LIMIT and (before is None or len(before) <= _DIFF_LIMIT):
+                diffs.append(
+                    {
+                        "before_header": dest,
+                        "after_header": dest,
+                        "before": (before or b"").decode(errors="replace"),
+                        "after": content.decode(errors="replace"),
+                    }
+                )
+            if not check:
+                if not os.path.isdir(os.path.dirname(dest)):
+                    module.fail_json(msg=f"{dest}: its directory does not exist", written=written)
+                _write(dest, content, int(str(entry.get("mode") or "0644"), 8))
+        if os.path.exists(dest):
+            changed = _attributes(module, entry, dest, changed)
+    kept = {os.path.normpath(str(entry["dest"])) for entry in module.params["files"]}
+    for directory in module.params["purge"]:
+        if not os.path.isdir(directory):
+            continue
+        for name in sorted(os.listdir(directory)):
+            path = os.path.normpath(os.path.join(directory, name))
+            if path in kept:
+                continue
+            written.append(f"removed {path}")
+            if module._diff:
+                diffs.append({"before_header": path, "after_header": "(absent)", "before": "", "after": ""})
+            if not check:
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path)
+                else:
+                    os.unlink(path)
+    module.exit_json(changed=changed or bool(written), written=written, diff=diffs)
+
+
+if __name__ == "__main__":
+    main()
