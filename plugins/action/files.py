@@ -25,12 +25,21 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         args = self._task.args
         defaults = {"owner": args.get("owner", "root"), "group": args.get("group", "root")}
         mode = str(args.get("mode", "0644"))
+        directory_mode = str(args.get("directory_mode", "0755"))
         directories = [
-            {**defaults, "path": str(path), "mode": str(args.get("directory_mode", "0755"))}
-            for path in args.get("directories") or []
+            {**defaults, "mode": directory_mode, **entry}
+            if isinstance(entry, dict)
+            else {**defaults, "mode": directory_mode, "path": str(entry)}
+            for entry in args.get("directories") or []
         ]
         files = [
-            {**defaults, "dest": str(entry["dest"]), "mode": str(entry.get("mode", mode)), "content": content}
+            {
+                "owner": entry.get("owner", defaults["owner"]),
+                "group": entry.get("group", defaults["group"]),
+                "dest": str(entry["dest"]),
+                "mode": str(entry.get("mode", mode)),
+                "content": content,
+            }
             for entry, content in ((entry, self._content(entry, task_vars or {})) for entry in args.get("files") or [])
         ]
         module_args = {"directories": directories, "files": files, "purge": list(args.get("purge") or [])}

@@ -192,19 +192,27 @@ def job_script_files(cluster: Cluster) -> list[dict[str, Any]]:
     return result
 
 
+# The dispatcher each <kind> program is (the slurm role's files/, beside the samples' job_scripts/).
+DISPATCHER = "gpucluster-job-scripts"
+
+
 def host_job_scripts(
     kinds: Sequence[Mapping[str, Any]], host_groups: Sequence[str], sample_dir: str
 ) -> dict[str, list[Any]]:
     """One host's share of job_script_files(): the directories its daemon reads, their dispatchers and the
-    files to copy there, a source without a slash being one of the samples in sample_dir."""
+    files to copy there, a source without a slash being one of the samples in sample_dir; ``install`` lists every
+    {src, dest} to write, the dispatchers (the program DISPATCHER beside sample_dir) first."""
     mine = [kind for kind in kinds if kind["hosts"] in host_groups]
     programs = [kind["program"] for kind in mine]
+    samples = sample_dir.rstrip("/")
     files = [
-        {"src": f["src"] if "/" in f["src"] else f"{sample_dir.rstrip('/')}/{f['src']}", "dest": f["dest"]}
+        {"src": f["src"] if "/" in f["src"] else f"{samples}/{f['src']}", "dest": f["dest"]}
         for kind in mine
         for f in kind["files"]
     ]
-    return {"dirs": [kind["dir"] for kind in mine], "programs": programs, "files": files}
+    dispatcher = f"{samples.rsplit('/', 1)[0]}/{DISPATCHER}"
+    install = [{"src": dispatcher, "dest": program} for program in programs] + files
+    return {"dirs": [kind["dir"] for kind in mine], "programs": programs, "files": files, "install": install}
 
 
 def _script_settings(cluster: Cluster) -> dict[str, Any]:

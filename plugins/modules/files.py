@@ -18,15 +18,17 @@ author: gpucluster maintainers
 options:
   files:
     description:
-      - Each C({dest, template | src | content, mode}); C(template) and C(src) are found as the template and copy
-        modules find them (the role's templates/ and files/, or a path on the controller).
+      - Each C({dest, template | src | content, mode, owner, group}); C(template) and C(src) are found as the
+        template and copy modules find them (the role's templates/ and files/, or a path on the controller).
     type: list
     elements: dict
     default: []
   directories:
-    description: Directories to make first (O(directory_mode), O(owner), O(group)).
+    description:
+      - Directories to make first, each a path (O(directory_mode), O(owner), O(group)) or C({path, owner, group,
+        mode}).
     type: list
-    elements: path
+    elements: raw
     default: []
   purge:
     description: Directories whose entries not among O(files) are removed.

@@ -307,6 +307,13 @@ def test_job_scripts_in_list_order_on_the_hosts_that_run_them() -> None:
             {"src": "/srv/site/scratch-setup.sh", "dest": "/etc/slurm/prolog.d/20-scratch-setup.sh"},
             {"src": "/role/files/job_scripts/gpu-clean", "dest": "/etc/slurm/epilog.d/10-gpu-clean"},
         ],
+        "install": [
+            {"src": "/role/files/gpucluster-job-scripts", "dest": "/etc/slurm/prolog"},
+            {"src": "/role/files/gpucluster-job-scripts", "dest": "/etc/slurm/epilog"},
+            {"src": "/role/files/job_scripts/job-env", "dest": "/etc/slurm/prolog.d/10-job-env"},
+            {"src": "/srv/site/scratch-setup.sh", "dest": "/etc/slurm/prolog.d/20-scratch-setup.sh"},
+            {"src": "/role/files/job_scripts/gpu-clean", "dest": "/etc/slurm/epilog.d/10-gpu-clean"},
+        ],
     }
     controller = host_job_scripts(config["job_scripts"], ["controllers"], "/role/files/job_scripts")
     assert controller["dirs"] == ["/etc/slurm/prolog_slurmctld.d", "/etc/slurm/epilog_slurmctld.d"]
