@@ -57,30 +57,12 @@ written:
 
 import os
 import shutil
-import tempfile
 from typing import Any
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpucluster.cluster.plugins.module_utils.files import read_bytes, write_atomically
 
 _DIFF_LIMIT = 64 * 1024
-
-
-def _read(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
-
-
-def _write(path: str, content: bytes, mode: int) -> None:
-    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=f".{os.path.basename(path)}.")
-    try:
-        os.fchmod(handle, mode)
-        os.write(handle, content)
-    finally:
-        os.close(handle)
-    os.replace(temporary, path)
 
 
 def _attributes(module: AnsibleModule, entry: dict[str, Any], path: str, changed: bool) -> bool:
@@ -111,7 +93,7 @@ def main() -> None:
             changed = _attributes(module, entry, path, changed)
     for entry in module.params["files"]:
         dest, content = str(entry["dest"]), str(entry["content"]).encode()
-        before = _read(dest)
+        before = read_bytes(dest)
         if before != content:
             written.append(dest)
             if module._diff and len(content) <= _DIFF_LIMIT and (before is None or len(before) <= _DIFF_LIMIT):
@@ -126,7 +108,7 @@ def main() -> None:
             if not check:
                 if not os.path.isdir(os.path.dirname(dest)):
                     module.fail_json(msg=f"{dest}: its directory does not exist", written=written)
-                _write(dest, content, int(str(entry.get("mode") or "0644"), 8))
+                write_atomically(dest, content, int(str(entry.get("mode") or "0644"), 8))
         if os.path.exists(dest):
             changed = _attributes(module, entry, dest, changed)
     kept = {os.path.normpath(str(entry["dest"])) for entry in module.params["files"]}

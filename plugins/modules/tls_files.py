@@ -80,10 +80,10 @@ written:
 """
 
 import os
-import tempfile
 from typing import Any
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible_collections.gpucluster.cluster.plugins.module_utils.files import read_bytes, write_atomically
 
 try:
     from cryptography.hazmat.primitives import serialization
@@ -92,27 +92,6 @@ try:
     HAS_CRYPTOGRAPHY = True
 except ImportError:  # pragma: no cover - reported to the user below
     HAS_CRYPTOGRAPHY = False
-
-
-def _read(path: str) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return b""
-
-
-def _write(path: str, content: bytes, mode: int) -> None:
-    """Atomically, with ``mode`` from the start: a rename in the same directory (AnsibleModule.atomic_move would
-    give a new file the umask's 0644 before the mode is set, a key readable by all for a moment)."""
-    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tls-")
-    try:
-        os.fchmod(handle, mode)
-        os.write(handle, content)
-        os.fsync(handle)
-    finally:
-        os.close(handle)
-    os.replace(temporary, path)
 
 
 def _attributes(module: AnsibleModule, path: str, group: str, mode: str, changed: bool) -> bool:
@@ -153,7 +132,7 @@ def main() -> None:
     if os.path.isdir(directory):
         changed = _attributes(module, directory, group, "0750", changed)
 
-    key_pem = _read(key_path)
+    key_pem = read_bytes(key_path) or b""
     if not key_pem:
         written.append(key_path)
         if not check:
@@ -161,7 +140,7 @@ def main() -> None:
             key_pem = key.private_bytes(
                 serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
             )
-            _write(key_path, key_pem, 0o640)
+            write_atomically(key_path, key_pem, 0o640)
     public_key = ""
     if key_pem:
         changed = _attributes(module, key_path, group, "0640", changed)
@@ -171,13 +150,13 @@ def main() -> None:
             .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
             .decode()
         )
-    held = _read(cert_path).decode(errors="replace")
+    held = (read_bytes(cert_path) or b"").decode(errors="replace")
 
     for path, content in ((ca_path, params["ca"]), (cert_path, params["certificate"])):
-        if content and _read(path) != content.encode():
+        if content and read_bytes(path) != content.encode():
             written.append(path)
             if not check:
-                _write(path, content.encode(), 0o644)
+                write_atomically(path, content.encode(), 0o644)
         if os.path.exists(path):
             changed = _attributes(module, path, group, "0644", changed)
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 import datetime
 import fcntl
 import ipaddress
-import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
+from ansible_collections.gpucluster.cluster.plugins.module_utils.files import write_atomically
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
@@ -36,7 +37,7 @@ class Authority:
     key: CertificateIssuerPrivateKeyTypes | None
     made: list[Path] = field(default_factory=list)
 
-    @property
+    @cached_property
     def cert(self) -> x509.Certificate | None:
         return x509.load_pem_x509_certificate(self.cert_pem.encode()) if self.cert_pem else None
 
@@ -94,15 +95,6 @@ def _private_key(path: Path) -> CertificateIssuerPrivateKeyTypes:
     return key
 
 
-def _write(path: Path, content: bytes, mode: int) -> None:
-    temporary = path.with_name(f".{path.name}.tmp")
-    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(descriptor, "wb") as handle:
-        handle.write(content)
-    os.chmod(temporary, mode)
-    temporary.replace(path)
-
-
 def certificate_authority(directory: Path | None, cert: str, key: str, common_name: str, check: bool) -> Authority:
     """A site's CA (``cert`` and ``key``, files on the controller) or the cluster's own under ``directory`` (ca.key
     0600, ca.crt 0644, the directory 0700), made where missing - not in check mode, which reports what it would
@@ -131,11 +123,11 @@ def certificate_authority(directory: Path | None, cert: str, key: str, common_na
             pem = new_key.private_bytes(
                 serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
             )
-            _write(key_path, pem, 0o600)
+            write_atomically(str(key_path), pem, 0o600)
             made.append(key_path)
         ca_key = _private_key(key_path)
         if not cert_path.exists() or not _is_ca_of(cert_path.read_bytes(), ca_key):
-            _write(cert_path, _self_signed(ca_key, common_name), 0o644)
+            write_atomically(str(cert_path), _self_signed(ca_key, common_name), 0o644)
             made.append(cert_path)
     return Authority(cert_path.read_text(encoding="utf-8"), ca_key, made)
 
