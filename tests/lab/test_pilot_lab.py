@@ -876,6 +876,64 @@ def test_jobs_that_ask_for_no_memory_share_a_node(lab: Lab) -> None:
         docker_exec(ctl, "scancel", *jobs)
 
 
+# Run in a job step: each GPU device file of the node and what opening it gave, then the step's devices cgroup.
+GPU_PROBE = """
+import errno, glob, os
+for path in sorted(glob.glob("/dev/nvidia[0-9]*")):
+    try:
+        os.close(os.open(path, os.O_RDWR))
+        print(path, "opened")
+    except OSError as error:
+        print(path, errno.errorcode[error.errno])
+print("visible", os.environ.get("CUDA_VISIBLE_DEVICES", "-"), "step", os.environ.get("SLURM_STEP_GPUS", "-"))
+print([line for line in open("/proc/self/cgroup").read().splitlines() if ":devices:" in line][0])
+"""
+
+
+def test_a_job_is_confined_to_its_gpus_and_its_memory(lab: Lab) -> None:
+    """cgroup.conf's ConstrainDevices and ConstrainRAMSpace (slurm_cgroup_config, on by default and in the lab).
+    The lab's GPUs have no driver, so the two outcomes of opening one tell the cgroup's answer apart: ENXIO (the
+    devices cgroup let the open through, no driver answered) for the step's own GPUs, EPERM (the cgroup refused)
+    for the node's others. A job writing past its --mem is killed inside its own memory cgroup (OUT_OF_MEMORY)
+    while a job beside it on the node runs on and the node stays in service."""
+    ctl, node = "pilot-ctl01", "pilot-gpu01"
+    sh(ctl, f"printf %s {shlex.quote(GPU_PROBE)} > /home/alice/gpu-probe.py && chown alice /home/alice/gpu-probe.py")
+    srun = f"runuser -u alice -- srun --chdir=/home/alice --nodelist={node} --time=2 --immediate=120"
+    for count in (1, 2):
+        lines = sh(ctl, f"{srun} --gres=gpu:h100:{count} python3 gpu-probe.py").splitlines()
+        opened = dict(line.split() for line in lines if line.startswith("/dev/nvidia"))
+        visible, step = lines[-2].split()[1::2]
+        own = {f"/dev/nvidia{index}" for index in step.split(",")}
+        assert len(own) == count and visible == ",".join(str(i) for i in range(count)), lines
+        assert opened == {path: "ENXIO" if path in own else "EPERM" for path in opened} and len(opened) == 4, lines
+        # Slurm's cgroup v1 tree of this node (/slurm_<node>, Debian builds with multiple-slurmd support): the
+        # lab's containers share the host's hierarchy, each node its own branch of it.
+        assert re.fullmatch(rf"\d+:devices:/slurm_{node}/uid_\d+/job_\d+/step_\d+/task_0", lines[-1]), lines
+
+    submit = f"runuser -u alice -- sbatch --parsable --chdir=/home/alice --nodelist={node} --time=3 --gres=gpu:h100:1"
+    neighbour = sh(ctl, f"{submit} --mem=100M --wrap='sleep 300'")
+    try:
+        running = f"squeue --noheader --format=%T --job {neighbour}"
+        wait_for("the neighbour job to run", lambda: sh(ctl, running) == "RUNNING")
+        greedy = sh(
+            ctl,
+            f"{submit} --mem=64M --wait --output=/dev/null --wrap='python3 -c \"bytearray(400 * 2**20)\"'",
+            check=False,
+            timeout=200,
+        )
+        job = greedy.splitlines()[0]
+        state = wait_for(
+            "the greedy job's end in the accounting database",
+            lambda: sh(ctl, f"sacct --noheader --allocations --parsable2 --format=State --jobs={job}") or None,
+        )
+        assert state == "OUT_OF_MEMORY", f"job {job}: {state}"
+        assert sh(ctl, running) == "RUNNING", "the neighbour job should run on"
+        assert sh(ctl, f"sinfo --noheader --nodes={node} --format=%T") in {"mixed", "allocated"}
+        assert sh(node, "systemctl is-active slurmd") == "active"
+    finally:
+        sh(ctl, f"scancel {neighbour}")
+
+
 def test_account_limits_coordinators_and_partitions_hold(lab: Lab) -> None:
     """accounting_accounts/accounting_users (molecule/pilot): vision under research, GrpTRES gres/gpu=2 and
     MaxSubmitJobs=3, coordinated by bob; carol in vision, on the gpu partition only. Two of carol's 1-GPU jobs
