@@ -53,6 +53,7 @@ PARAMETERS = {
     "addresses": "Each host's address, by host.",
     "network": "A network in CIDR form (or its address, with C(netmask)).",
     "netmask": "A netmask in dotted form.",
+    "port": "A TCP port number.",
     "expression": "A Slurm host list expression, e.g. C(gpu[01-16]).",
     "result": "The registered result of a C(scontrol show node) command.",
     "name": "The Slurm node name.",

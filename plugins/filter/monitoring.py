@@ -20,9 +20,10 @@ def monitoring_prometheus_config(
     spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]], settings: Mapping[str, Any]
 ) -> dict[str, Any]:
     """prometheus.yml as data: scrape jobs for every exporter the inventory places. settings: monitoring_hosts,
-    ports (exporter -> port), dcgm (scrape the DCGM exporter), haproxy (scrape the login pool's HAProxy),
-    scrape_interval, evaluation_interval, web (ca_file, username, password_file: the exporters with a web
-    configuration, Prometheus and Alertmanager reached over HTTPS with basic auth; empty: plain HTTP)."""
+    ports (exporter -> port), dcgm (scrape the DCGM exporter), dcgm_web (it reads the web configuration), haproxy
+    (scrape the login pool's HAProxy), scrape_interval, evaluation_interval, web (ca_file, username, password_file:
+    the exporters with a web configuration, Prometheus and Alertmanager reached over HTTPS with basic auth; empty:
+    plain HTTP)."""
     pods = pods_or_raise(spec, groups)
     return prometheus_config(
         next(iter(pods.values())),
@@ -34,6 +35,7 @@ def monitoring_prometheus_config(
         evaluation_interval=str(settings.get("evaluation_interval", "30s")),
         pods=pods if "" not in pods else None,
         web=settings.get("web") or None,
+        dcgm_web=bool(settings.get("dcgm_web")),
     )
 
 

@@ -31,8 +31,20 @@ def same_host_in(address: str, network: str) -> str:
     return f"{result}/{net.prefixlen}"
 
 
+def listen_address(address: str, port: int | str) -> str:
+    """A daemon's ``address:port`` listen setting: '10.0.0.5', 9100 -> '10.0.0.5:9100'; an IPv6 address in
+    brackets ('[fd00::5]:9100'); '' or '*' (every address) -> ':9100'; a name is kept as it is."""
+    if address in ("", "*"):
+        return f":{port}"
+    try:
+        ip = netaddr.IPAddress(address)
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        return f"{address}:{port}"
+    return f"[{ip}]:{port}" if ip.version == 6 else f"{ip}:{port}"
+
+
 class FilterModule:
     """gpucluster.cluster network filters."""
 
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"cidr": cidr, "same_host_in": same_host_in}
+        return {"cidr": cidr, "listen_address": listen_address, "same_host_in": same_host_in}

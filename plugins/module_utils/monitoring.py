@@ -127,8 +127,8 @@ def federation_scrape_configs(
 
 
 # The exporters that read a web configuration (TLS and basic auth): the node, Slurm and MariaDB exporters,
-# Prometheus and Alertmanager. DCGM's and HAProxy's exporters and slurmctld's own endpoints are scraped as they
-# serve (the firewall admits only the monitoring hosts to them).
+# Prometheus and Alertmanager, and DCGM's where it is given one (dcgm-exporter 3.3.5-3.4.0 and later). HAProxy's
+# exporter and slurmctld's own endpoints are scraped as they serve (the firewall admits only the monitoring hosts).
 SECURED_JOBS = frozenset({"node", "slurm", "mysqld", "prometheus", "alertmanager"})
 
 
@@ -141,11 +141,14 @@ def client_settings(web: Mapping[str, str]) -> dict[str, Any]:
     return {"scheme": "https", "tls_config": {"ca_file": web["ca_file"]}, **auth}
 
 
-def secured(jobs: Sequence[dict[str, Any]], web: Mapping[str, str] | None) -> list[dict[str, Any]]:
-    """The jobs, those of SECURED_JOBS scraped with client_settings(web) where ``web`` is given."""
+def secured(
+    jobs: Sequence[dict[str, Any]], web: Mapping[str, str] | None, also: frozenset[str] = frozenset()
+) -> list[dict[str, Any]]:
+    """The jobs, those of SECURED_JOBS (and ``also``) scraped with client_settings(web) where ``web`` is given."""
     if not web:
         return list(jobs)
-    return [{**job, **client_settings(web)} if job["job_name"] in SECURED_JOBS else job for job in jobs]
+    names = SECURED_JOBS | also
+    return [{**job, **client_settings(web)} if job["job_name"] in names else job for job in jobs]
 
 
 def prometheus_config(
@@ -159,11 +162,12 @@ def prometheus_config(
     evaluation_interval: str = "30s",
     pods: Mapping[str, Cluster] | None = None,
     web: Mapping[str, str] | None = None,
+    dcgm_web: bool = False,
 ) -> dict[str, Any]:
     """prometheus.yml: global settings with the cluster as external label, Alertmanagers, rules, scrapes.
     With ``pods`` (a federation), the scrapes of every pod and the federation's name as external label. With
     ``web`` (ca_file, username, password_file), the exporters that serve TLS and basic auth and Alertmanager are
-    reached over HTTPS with that user."""
+    reached over HTTPS with that user; DCGM's exporter too with ``dcgm_web`` (it reads the web configuration)."""
     port = {**DEFAULT_PORTS, **(ports or {})}
     scrapes = (
         federation_scrape_configs(pods, monitoring_hosts, port, dcgm, haproxy)
@@ -181,7 +185,7 @@ def prometheus_config(
         },
         "alerting": {"alertmanagers": [alertmanagers]},
         "rule_files": ["rules/*.yml"],
-        "scrape_configs": secured(scrapes, web),
+        "scrape_configs": secured(scrapes, web, frozenset({"dcgm"}) if dcgm_web else frozenset()),
     }
 
 

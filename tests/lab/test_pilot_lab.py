@@ -264,11 +264,25 @@ def test_the_database_exporter_holds_the_least_it_needs(lab: Lab) -> None:
     for query in ("SELECT count(*) FROM mysql.user", "SELECT count(*) FROM slurm_acct_db.acct_table"):
         denied = dbd(f"mysql --defaults-file={EXPORTER_CNF} -N -e '{query}' 2>&1; echo rc=$?", check=False)
         assert "denied" in denied and not denied.endswith("rc=0"), (query, denied)
-    metrics = dbd(SCRAPE.format(url="https://localhost:9104/metrics"))
+    metrics = dbd(SCRAPE.format(url="https://pilot-dbd01:9104/metrics"))
     assert re.search(r"^mysql_up 1$", metrics, re.M), metrics[-2000:]
     assert re.search(r"^mysql_global_status_uptime \d", metrics, re.M)
     failed = re.findall(r"^(mysql_exporter_(?:collector_success\{[^}]*\} 0|last_scrape_error 1))$", metrics, re.M)
     assert failed == [], failed
+
+
+def test_exporters_listen_on_the_hosts_own_address_only(lab: Lab) -> None:
+    """monitoring_exporter_address (empty: the host's own address): node_exporter on every host, the Slurm exporter
+    on the controller and mysqld_exporter on the database host listen on the address the host's name has - the
+    one Prometheus scrapes (its targets are all up: molecule/pilot/verify.yml) - not on loopback or any other."""
+    exporters = {"pilot-ctl01": (9100, 9341), "pilot-dbd01": (9100, 9104)} | {f"pilot-gpu0{i}": (9100,) for i in (1, 2)}
+    for host, ports in exporters.items():
+        address = sh(host, f"getent ahostsv4 {host}").split()[0]
+        local = [line.split()[3] for line in sh(host, "ss -Htln").splitlines()]
+        for port in ports:
+            assert [found for found in local if found.endswith(f":{port}")] == [f"{address}:{port}"], (host, local)
+        loopback = sh(host, f"(exec 3<>/dev/tcp/127.0.0.1/{ports[0]}) 2>/dev/null && echo open || echo refused")
+        assert loopback == "refused", f"{host}: port {ports[0]} answers on loopback"
 
 
 # Refusals decided on the Ansible controller before any host is contacted: the managed hosts' release plays no

@@ -41,7 +41,9 @@ def expressions(path: Path) -> Iterator[str]:
 def test_every_use_of_a_boolean_variable_goes_through_the_bool_filter() -> None:
     names = set(boolean_variables())
     assert {"gpu_check_timer", "login_pool_preempt", "login_pool_share_host_keys"} <= names
-    pattern = re.compile(rf"(?<![\w.'\"])({'|'.join(sorted(names, key=len, reverse=True))})\b(?!\s*\|\s*bool)(?!\s*:)")
+    names_alternatives = "|".join(sorted(names, key=len, reverse=True))
+    through_bool = r"(?!\s*\|\s*(?:default\((?:true|false)\)\s*\|\s*)?bool)"  # `| bool`, `| default(false) | bool`
+    pattern = re.compile(rf"(?<![\w.'\"])({names_alternatives})\b{through_bool}(?!\s*:)")
     files = [*ROOT.glob("roles/*/tasks/*.yml"), *ROOT.glob("roles/*/handlers/*.yml"), *ROOT.glob("roles/*/vars/*.yml")]
     files += [*ROOT.glob("roles/*/templates/*.j2"), *ROOT.glob("playbooks/*.yml")]
     bare = [

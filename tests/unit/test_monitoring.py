@@ -281,3 +281,15 @@ def test_the_web_config_is_what_prometheus_reads_and_stays_the_same(tmp_path: Pa
     result = run(tool("promtool"), "check", "web-config", str(tmp_path / "web.yml"))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "tls_server_config" not in monitoring_web_config("a-long-password-1", "gpucluster")
+
+
+def test_dcgm_is_scraped_over_tls_only_where_it_reads_the_web_configuration() -> None:
+    """monitoring_dcgm_exporter_web_config: dcgm-exporter 3.3.5+ serves TLS and basic auth from the web
+    configuration, and Prometheus then scrapes it as the other exporters; without it, as it serves."""
+    cluster = build_cluster(valid_spec(), valid_groups())
+    web = {"ca_file": "/etc/prometheus/tls/ca.crt", "username": "gpucluster", "password_file": "/etc/prometheus/pw"}
+    for dcgm_web, scheme in ((True, "https"), (False, None)):
+        config = prometheus_config(cluster, ["mon01"], dcgm=True, web=web, dcgm_web=dcgm_web)
+        jobs = {job["job_name"]: job for job in config["scrape_configs"]}
+        assert jobs["dcgm"].get("scheme") == scheme and ("basic_auth" in jobs["dcgm"]) == dcgm_web
+        assert jobs["node"]["scheme"] == "https"

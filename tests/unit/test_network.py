@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpucluster.cluster.plugins.filter.network import same_host_in
+from ansible_collections.gpucluster.cluster.plugins.filter.network import listen_address, same_host_in
 
 
 def test_fabric_address_keeps_the_host_part() -> None:
@@ -23,3 +23,11 @@ def test_network_or_broadcast_address_is_refused() -> None:
 def test_bad_input_names_the_filter() -> None:
     with pytest.raises(AnsibleFilterError, match="same_host_in"):
         same_host_in("not-an-ip", "10.20.0.0/16")
+
+
+def test_listen_address_brackets_ipv6_and_keeps_names() -> None:
+    assert listen_address("10.0.0.5", 9100) == "10.0.0.5:9100"
+    assert listen_address("fd00::5", "9100") == "[fd00::5]:9100"
+    assert listen_address("", 9100) == ":9100"
+    assert listen_address("*", 9100) == ":9100"
+    assert listen_address("gpu01", 9100) == "gpu01:9100"

@@ -108,6 +108,23 @@ def test_served_over_http_and_cached() -> None:
         server.shutdown()
 
 
+def test_listens_only_where_told() -> None:
+    """--listen's address: ':port' every IPv4 address, a bracketed IPv6 address; a server on ::1 only is not
+    reached on 127.0.0.1."""
+    assert exporter.listen_address(":9341") == ("", 9341)
+    assert exporter.listen_address("10.0.0.5:9341") == ("10.0.0.5", 9341)
+    assert exporter.listen_address("[::1]:9341") == ("::1", 9341)
+    server = exporter.serve(exporter.listen_address("[::1]:0"), exporter.Cache(60, FakeSlurm()))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        assert urllib.request.urlopen(f"http://[::1]:{port}/metrics", timeout=5).status == 200
+        with pytest.raises(urllib.error.URLError):
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5)
+    finally:
+        server.shutdown()
+
+
 def _certificate(directory: Path) -> tuple[Path, Path]:
     """A self-signed certificate for 127.0.0.1 and its key, as files."""
     cert, key = directory / "exporter.crt", directory / "exporter.key"
