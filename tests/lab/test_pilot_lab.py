@@ -890,6 +890,9 @@ def test_jobs_that_ask_for_no_memory_share_a_node(lab: Lab) -> None:
         docker_exec(ctl, "scancel", *jobs)
 
 
+WRITE_MINE = "echo first > /tmp/mine; echo first > /dev/shm/mine"
+
+
 # Run in a job step: each GPU device file of the node and what opening it gave, then the step's devices cgroup.
 GPU_PROBE = """
 import errno, glob, os
@@ -946,6 +949,33 @@ def test_a_job_is_confined_to_its_gpus_and_its_memory(lab: Lab) -> None:
         assert sh(node, "systemctl is-active slurmd") == "active"
     finally:
         sh(ctl, f"scancel {neighbour}")
+
+
+def test_each_job_has_its_own_tmp_and_shm_gone_with_it(lab: Lab) -> None:
+    """cluster_job_tmpfs (molecule/pilot; job_container/tmpfs): a job's /tmp and /dev/shm are its own - its steps
+    share them, another job of the same user on the same node sees neither, nor does the node - and its directory
+    under base_path goes when it ends."""
+    # base_path/<node>/<job>: Debian builds Slurm with multiple-slurmd support, which adds the node's name
+    ctl, node, base = "pilot-ctl01", "pilot-gpu01", "/var/tmp/slurm-jobs/pilot-gpu01"
+    options = f"--chdir=/home/alice --nodelist={node} --time=3 --mem=100M --gres=gpu:h100:1"
+    first = sh(
+        ctl, f"runuser -u alice -- sbatch --parsable {options} --output=/dev/null --wrap='{WRITE_MINE}; sleep 300'"
+    )
+    try:
+        wait_for("the first job to run", lambda: sh(ctl, f"squeue --noheader --format=%T --job {first}") == "RUNNING")
+        wait_for(f"{base}/{first} on {node}", lambda: sh(node, f"test -d {base}/{first} && echo yes", check=False))
+        srun = f"runuser -u alice -- srun {options} --immediate=120"
+        own = wait_for(
+            "the first job's files, read by a step of its own",
+            lambda: sh(ctl, f"{srun} --jobid={first} --overlap cat /tmp/mine /dev/shm/mine", check=False),
+        )
+        assert own.splitlines() == ["first", "first"], own
+        other = sh(ctl, f"{srun} sh -c 'cat /tmp/mine /dev/shm/mine 2>&1; echo second > /tmp/mine'", check=False)
+        assert "first" not in other and other.count("No such file") == 2, other
+        assert "No such file" in sh(node, "cat /tmp/mine /dev/shm/mine 2>&1", check=False)
+    finally:
+        sh(ctl, f"scancel {first}")
+    wait_for(f"{base}/{first} gone from {node}", lambda: sh(node, f"test -e {base}/{first} || echo gone", check=False))
 
 
 def test_account_limits_coordinators_and_partitions_hold(lab: Lab) -> None:
