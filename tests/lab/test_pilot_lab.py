@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 import yaml
+from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import JobTmpfs
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import Release
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import boolean_variables
 
@@ -890,9 +891,6 @@ def test_jobs_that_ask_for_no_memory_share_a_node(lab: Lab) -> None:
         docker_exec(ctl, "scancel", *jobs)
 
 
-WRITE_MINE = "echo first > /tmp/mine; echo first > /dev/shm/mine"
-
-
 # Run in a job step: each GPU device file of the node and what opening it gave, then the step's devices cgroup.
 GPU_PROBE = """
 import errno, glob, os
@@ -955,8 +953,9 @@ def test_each_job_has_its_own_tmp_and_shm_gone_with_it(lab: Lab) -> None:
     """cluster_job_tmpfs (molecule/pilot; job_container/tmpfs): a job's /tmp and /dev/shm are its own - its steps
     share them, another job of the same user on the same node sees neither, nor does the node - and its directory
     under base_path goes when it ends."""
+    ctl, node = "pilot-ctl01", "pilot-gpu01"
     # base_path/<node>/<job>: Debian builds Slurm with multiple-slurmd support, which adds the node's name
-    ctl, node, base = "pilot-ctl01", "pilot-gpu01", "/var/tmp/slurm-jobs/pilot-gpu01"
+    base = f"{JobTmpfs().base_path}/{node}"
     if "job_container/tmpfs" not in sh(ctl, "scontrol show config | grep -i '^JobContainerType'", check=False):
         pytest.skip(
             "cluster_job_tmpfs is off in the pilot lab unless GPUCLUSTER_LAB_JOB_TMPFS=1: this machine's Linux 6.18 "
@@ -964,8 +963,9 @@ def test_each_job_has_its_own_tmp_and_shm_gone_with_it(lab: Lab) -> None:
             "a job's namespace (_create_ns: ns base mount failed: Invalid argument; the job is requeued held)"
         )
     options = f"--chdir=/home/alice --nodelist={node} --time=3 --mem=100M --gres=gpu:h100:1"
+    write_mine = "echo first > /tmp/mine; echo first > /dev/shm/mine"
     first = sh(
-        ctl, f"runuser -u alice -- sbatch --parsable {options} --output=/dev/null --wrap='{WRITE_MINE}; sleep 300'"
+        ctl, f"runuser -u alice -- sbatch --parsable {options} --output=/dev/null --wrap='{write_mine}; sleep 300'"
     )
     try:
         wait_for("the first job to run", lambda: sh(ctl, f"squeue --noheader --format=%T --job {first}") == "RUNNING")
