@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 import netaddr
 from ansible.errors import AnsibleFilterError
+
+HOST_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?")
 
 
 def cidr(network: str, netmask: str) -> str:
@@ -33,12 +36,18 @@ def same_host_in(address: str, network: str) -> str:
 
 def listen_address(address: str, port: int | str) -> str:
     """A daemon's ``address:port`` listen setting: '10.0.0.5', 9100 -> '10.0.0.5:9100'; an IPv6 address in
-    brackets ('[fd00::5]:9100'); '' or '*' (every address) -> ':9100'; a name is kept as it is."""
+    brackets ('[fd00::5]:9100'); '' or '*' (every address) -> ':9100'; a host name is kept as it is; anything else
+    (a space, a newline, '#': it would reach a unit file or an environment file) is refused."""
     if address in ("", "*"):
         return f":{port}"
     try:
         ip = netaddr.IPAddress(address)
     except (netaddr.AddrFormatError, ValueError, TypeError):
+        if not isinstance(address, str) or not HOST_NAME.fullmatch(address):
+            raise AnsibleFilterError(
+                f"listen_address: {address!r} is neither an IP address nor a host name; give the host's address, "
+                "or '*' for every address"
+            ) from None
         return f"{address}:{port}"
     return f"[{ip}]:{port}" if ip.version == 6 else f"{ip}:{port}"
 

@@ -31,3 +31,9 @@ def test_listen_address_brackets_ipv6_and_keeps_names() -> None:
     assert listen_address("", 9100) == ":9100"
     assert listen_address("*", 9100) == ":9100"
     assert listen_address("gpu01", 9100) == "gpu01:9100"
+
+
+@pytest.mark.parametrize("address", ["10.0.0.5\nExecStartPre=/bin/sh", "gpu01 # mine", "host name", "-gpu01"])
+def test_listen_address_refuses_what_is_no_address_or_name(address: str) -> None:
+    with pytest.raises(AnsibleFilterError, match="neither an IP address nor a host name"):
+        listen_address(address, 9100)
