@@ -1,5 +1,6 @@
-"""Settings of the containers role checked before any host is touched: the lines it writes into oci.conf and
-enroot.conf from the inventory (containers_oci_extra, containers_enroot_config).
+"""Settings of the containers role checked before any host is touched: the lines it writes into oci.conf,
+enroot.conf and apptainer.conf from the inventory (containers_oci_extra, containers_enroot_config,
+containers_apptainer_config), and apptainer.conf rewritten with those settings.
 
 oci.conf holds ``Key="value"`` lines that slurmd parses; enroot.conf holds ``ENROOT_NAME value`` lines that enroot
 expands in its shell (``$(id -u)`` is meant to be expanded). A value with a line break would add a line of its own,
@@ -19,6 +20,13 @@ ENROOT_KEY = re.compile(r"^ENROOT_[A-Z0-9_]+$")
 # characters that would end a line or a quoted value, or start a comment or a command substitution of its own
 OCI_FORBIDDEN = ("\n", "\r", '"')
 ENROOT_FORBIDDEN = ("\n", "\r", '"', "'", "`", "\\", "#")
+# apptainer.conf: ``key = value`` lines, keys in lower case with spaces (``mount proc``, ``bind path``); a key
+# that may repeat (``bind path``) takes a list
+APPTAINER_KEY = re.compile(r"^[a-z][a-z0-9_]*( [a-z0-9_]+)*$")
+APPTAINER_FORBIDDEN = ("\n", "\r", "#")
+# deb822 fields of a repository the role adds (containers_enroot_repository, containers_apptainer_repository)
+REPOSITORY_KEYS = frozenset({"name", "uris", "suites", "components", "signed_by", "trusted"})
+RELEASE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+~-]*$")
 
 
 def _value_errors(variable: str, key: str, value: Any, forbidden: tuple[str, ...]) -> list[str]:
@@ -74,6 +82,93 @@ def enroot_config_errors(config: Any) -> list[str]:
     )
 
 
+def apptainer_config_errors(config: Any) -> list[str]:
+    """containers_apptainer_config: apptainer.conf keys (as the file spells them, ``mount proc``) to one-line
+    values, or to a list of them for a key that repeats (``bind path``)."""
+    variable = "containers_apptainer_config"
+    if not isinstance(config, Mapping):
+        return [f"{variable}: give a mapping of apptainer.conf keys to values, e.g. {{'bind path': ['/scratch']}}"]
+    errors: list[str] = []
+    for name, value in config.items():
+        if not isinstance(name, str) or not APPTAINER_KEY.match(name):
+            errors.append(
+                f"{variable}: {name!r} is not an apptainer.conf key; give it as apptainer.conf spells it, in lower"
+                " case with single spaces, e.g. 'mount proc', 'bind path'"
+            )
+            continue
+        values = value if isinstance(value, list) else [value]
+        if not values:
+            errors.append(f"{variable}.{name}: an empty list would leave no line; give at least one value")
+        for item in values:
+            errors.extend(_value_errors(variable, name, item, APPTAINER_FORBIDDEN))
+    return errors
+
+
+def repository_errors(variable: str, repository: Any) -> list[str]:
+    """A repository as deb822 fields: {} (the hosts have it already), or at least its uris and suites."""
+    if not isinstance(repository, Mapping):
+        return [f"{variable}: give the repository's deb822 fields as a mapping ({{uris: ..., suites: ...}}), or {{}}"]
+    if not repository:
+        return []
+    errors = [
+        f"{variable}: {key!r} is not a field the role writes; give {', '.join(sorted(REPOSITORY_KEYS))}"
+        for key in repository
+        if key not in REPOSITORY_KEYS
+    ]
+    errors += [
+        f"{variable}: {key} is missing; a repository needs its uris and suites"
+        for key in ("uris", "suites")
+        if not repository.get(key)
+    ]
+    return errors
+
+
+def apt_release_errors(release: Any, repository: Any) -> list[str]:
+    """containers_apptainer_apt_release: '' or one release name (a codename such as sid, or an archive name such
+    as unstable), for a repository the inventory names."""
+    variable = "containers_apptainer_apt_release"
+    if release in ("", None):
+        return []
+    if not isinstance(release, str) or not RELEASE.match(release):
+        return [f"{variable}: {release!r} is not a release name; give one word such as sid or unstable, or ''"]
+    if not repository:
+        return [
+            f"{variable} is {release}, but containers_apptainer_repository is empty: the pin is for the release of"
+            " the repository the role adds; name that repository too, or set the release to ''"
+        ]
+    return []
+
+
+def _apptainer_key(line: str) -> str | None:
+    """The key of an apptainer.conf line, commented out (``#key = value``) or not; None for prose."""
+    match = re.match(r"^\s*#?\s*([a-z][a-z0-9_]*(?: [a-z0-9_]+)*)\s*=", line)
+    return match.group(1) if match else None
+
+
+def apptainer_conf(text: str, config: Mapping[str, Any]) -> str:
+    """apptainer.conf ``text`` with the keys of ``config`` set: a key's lines in force (the package's value) give
+    way to the inventory's, written where the first of them stood - after the key's last commented-out mention, or
+    at the end, where none is in force; comments and every other line are kept. Applying it twice gives the same
+    text."""
+    wanted = {
+        key: [f"{key} = {item}" for item in (value if isinstance(value, list) else [value])]
+        for key, value in config.items()
+    }
+    lines: list[str] = []
+    for line in text.splitlines():
+        key = _apptainer_key(line)
+        if key in wanted and not line.lstrip().startswith("#"):
+            lines.extend(wanted.pop(key, []))
+            wanted.setdefault(key, [])  # placed: later lines of the key are dropped
+            continue
+        lines.append(line)
+    for key, new in wanted.items():
+        mentions = [index for index, line in enumerate(lines) if _apptainer_key(line) == key]
+        at = mentions[-1] + 1 if mentions else len(lines)
+        lines[at:at] = new
+    return "\n".join(lines) + "\n"
+
+
 def user_dirs(job_scripts: Any) -> tuple[str, ...]:
     """The directories the user-dirs prolog makes (cluster_job_scripts.user_dirs, the model's default unset)."""
     listed = job_scripts.get("user_dirs") if isinstance(job_scripts, Mapping) else None
@@ -112,5 +207,9 @@ def containers_errors(settings: Mapping[str, Any]) -> list[str]:
     return (
         oci_extra_errors(settings.get("oci_extra", {}))
         + enroot_config_errors(settings.get("enroot_config", {}))
+        + apptainer_config_errors(settings.get("apptainer_config", {}))
+        + repository_errors("containers_enroot_repository", settings.get("enroot_repository", {}))
+        + repository_errors("containers_apptainer_repository", settings.get("apptainer_repository", {}))
+        + apt_release_errors(settings.get("apptainer_apt_release", ""), settings.get("apptainer_repository", {}))
         + runtime_dir_errors(settings)
     )

@@ -949,6 +949,60 @@ def test_a_job_is_confined_to_its_gpus_and_its_memory(lab: Lab) -> None:
         sh(ctl, f"scancel {neighbour}")
 
 
+# A user's image without a registry: a busybox root filesystem as a tarball (what `docker export` gives), made as
+# alice on the controller (the prepare step's static busybox) in a directory of her shared home.
+def busybox_rootfs_tar(directory: str, name: str) -> str:
+    tarball = f"{directory}/rootfs.tar"
+    script = (
+        f"set -e; mkdir -p {directory}; cd {directory}; rm -rf tree; mkdir -p tree/bin tree/etc tree/dev tree/proc"
+        " tree/sys tree/tmp; cp /bin/busybox tree/bin/; for tool in sh cat ls; do ln -s busybox tree/bin/$tool;"
+        f" done; echo 'NAME=\"{name}\"' > tree/etc/os-release; tar -C tree -cf rootfs.tar .; rm -rf tree"
+    )
+    sh("pilot-ctl01", f"runuser -u alice -- bash -c {shlex.quote(script)}")
+    return tarball
+
+
+# Run in an Apptainer container (busybox: no Python): each GPU device file and what opening it gave.
+APPTAINER_PROBE = """
+. /etc/os-release; echo "image $NAME"
+for path in /dev/nvidia[0-9]*; do
+  said=$(cat "$path" 2>&1 </dev/null) && { echo "$path opened"; continue; }
+  case "$said" in
+    *"No such device or address"*) echo "$path ENXIO" ;;
+    *"Operation not permitted"*) echo "$path EPERM" ;;
+    *) echo "$path other" ;;
+  esac
+done
+echo "visible ${CUDA_VISIBLE_DEVICES:--} step ${SLURM_STEP_GPUS:--}"
+"""
+
+
+def test_an_apptainer_step_opens_its_own_gpus_only(lab: Lab) -> None:
+    """Apptainer from Debian unstable on the Debian 13 pilot (containers_apptainer_repository, pinned): alice's
+    image is built from a root filesystem tarball on /home, no registry, and a 2-GPU step runs `apptainer exec
+    --nv` in it. Inside the container the step's two GPUs open as far as the missing driver (ENXIO) and the node's
+    other two are refused by the step's devices cgroup (EPERM); CUDA_VISIBLE_DEVICES is 0,1. Nothing else of
+    unstable reached the node: its pin keeps every other package of unstable below Debian 13's."""
+    if _suite["name"] != "trixie":
+        pytest.skip("Apptainer comes from Debian unstable, whose build needs Debian 13's C library")
+    ctl, node, work = "pilot-ctl01", "pilot-gpu01", "/home/alice/apptainer-check"
+    # installed packages that only unstable carries (apt list names each version's suites)
+    from_unstable = sh(node, "apt list --installed 2>/dev/null | grep '/unstable,now' | cut -d/ -f1", check=False)
+    assert from_unstable.split() == ["apptainer"], from_unstable
+    busybox_rootfs_tar(work, "gpucluster-lab-apptainer")
+    srun = f"runuser -u alice -- srun --chdir={work} --nodelist={node} --time=5 --immediate=120"
+    sh(ctl, f"runuser -u alice -- bash -c 'cd {work} && rm -rf rootfs && mkdir rootfs && tar -xf rootfs.tar -C rootfs'")
+    sh(ctl, f"{srun} --gres=gpu:h100:1 apptainer build --force image.sif rootfs/", timeout=300)
+    sh(ctl, f"printf %s {shlex.quote(APPTAINER_PROBE)} > {work}/probe.sh && chown alice {work}/probe.sh")
+    lines = sh(ctl, f"{srun} --gres=gpu:h100:2 apptainer exec --nv image.sif sh probe.sh").splitlines()
+    assert lines[0] == "image gpucluster-lab-apptainer", lines
+    opened = dict(line.split() for line in lines if line.startswith("/dev/nvidia"))
+    visible, step = lines[-1].split()[1::2]
+    own = {f"/dev/nvidia{index}" for index in step.split(",")}
+    assert len(own) == 2 and visible == "0,1", lines
+    assert opened == {path: "ENXIO" if path in own else "EPERM" for path in opened} and len(opened) == 4, lines
+
+
 def test_each_job_has_its_own_tmp_and_shm_gone_with_it(lab: Lab) -> None:
     """cluster_job_tmpfs (molecule/pilot; job_container/tmpfs): a job's /tmp and /dev/shm are its own - its steps
     share them, another job of the same user on the same node sees neither, nor does the node - and its directory
@@ -1357,6 +1411,9 @@ def test_every_command_of_the_users_guide_runs_as_it_says(lab: Lab) -> None:
     assert len(blocks) >= 3 and len(spans) >= 8, (blocks, spans)
     work = "/home/alice/guide-check"
     sh(login, f"runuser -u alice -- mkdir -p {work}")
+    if any("rootfs.tar" in block for block in blocks):
+        # the one thing the guide asks the user to bring: an image's root filesystem as a tarball
+        busybox_rootfs_tar(work, "gpucluster-lab-guide")
 
     def as_alice(script: str) -> str:
         sh(login, f"cat > {work}/snippet.sh <<'GUIDE_EOF'\n{script}\nGUIDE_EOF\nchown alice: {work}/snippet.sh")
