@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Multi-node PyTorch DistributedDataParallel, one process per GPU, launched by srun (ddp.sbatch) or by
-torchrun on each node (torchrun.sbatch).
+"""Multi-node PyTorch DistributedDataParallel, one process per GPU, launched by srun (ddp.sbatch), by torchrun
+on each node (torchrun.sbatch) or by a launcher per node from a hostfile, as DeepSpeed's (hostfile.sbatch).
 
-Ranks come from torchrun (RANK, WORLD_SIZE, LOCAL_RANK) where it started the process, else from Slurm
+Ranks come from the launcher (RANK, WORLD_SIZE, LOCAL_RANK) where one started the process, else from Slurm
 (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID); MASTER_ADDR/MASTER_PORT from the batch script or torchrun.
 NCCL on GPUs; Gloo on CPUs when no GPU is visible. Checks an all-reduce, trains a small model for a few steps,
 and checkpoints so that a requeued job resumes (--checkpoint).
@@ -26,8 +26,10 @@ def main() -> None:
     parser.add_argument("--checkpoint", type=Path, default=None)
     args = parser.parse_args()
 
-    torchrun = "RANK" in os.environ and "WORLD_SIZE" in os.environ and "TORCHELASTIC_RUN_ID" in os.environ
-    if torchrun:  # its agent holds the rendezvous store on MASTER_ADDR:MASTER_PORT: join it (env://)
+    # torchrun's agent holds the rendezvous store on MASTER_ADDR:MASTER_PORT; under a hostfile launcher rank 0
+    # holds it: env:// does either
+    launched = "RANK" in os.environ and "WORLD_SIZE" in os.environ
+    if launched:
         rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
         local_rank = int(os.environ.get("LOCAL_RANK", "0"))
     else:  # started by srun, one task per rank
@@ -38,7 +40,7 @@ def main() -> None:
         # Slurm's CUDA_VISIBLE_DEVICES lists the job's GPUs on this node; one per local rank.
         torch.cuda.set_device(local_rank % torch.cuda.device_count())
     device = torch.device("cuda") if use_gpu else torch.device("cpu")
-    init_method = "env://" if torchrun else f"tcp://{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']}"
+    init_method = "env://" if launched else f"tcp://{os.environ['MASTER_ADDR']}:{os.environ['MASTER_PORT']}"
     backend = "nccl" if use_gpu else "gloo"
     try:
         dist.init_process_group(backend, init_method=init_method, rank=rank, world_size=world)
