@@ -42,6 +42,12 @@ def host_addresses(hosts: Iterable[str], hostvars: Mapping[str, Any], override: 
     return {host: _address(hostvars[host], override) or host for host in hosts}
 
 
+def host_address(host: str, hostvars: Mapping[str, Any], override: str = "") -> str:
+    """One host's address, as host_addresses gives it: its ``override`` variable where set, else its default IPv4
+    address, else its ansible_host, else its name."""
+    return _address(hostvars[host], override) or host
+
+
 def etc_hosts(hosts: Iterable[str], hostvars: Mapping[str, Any]) -> dict[str, Any]:
     """/etc/hosts' lines for the hosts ("address name", by name; the address from the host's facts, else its
     ansible_host) and the hosts that have neither (a run with --limit whose other hosts' facts are not cached):
@@ -68,5 +74,6 @@ class FilterModule:
             "host_values": host_values,
             "item_values": item_values,
             "host_addresses": host_addresses,
+            "host_address": host_address,
             "etc_hosts": etc_hosts,
         }

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ansible_collections.gpucluster.cluster.plugins.filter.hosts import etc_hosts, host_addresses, host_values
+from ansible_collections.gpucluster.cluster.plugins.filter.hosts import (
+    etc_hosts,
+    host_address,
+    host_addresses,
+    host_values,
+)
 
 
 def test_host_values_reads_each_hosts_variable_or_result() -> None:
@@ -45,3 +50,13 @@ def test_etc_hosts_lists_every_host_by_name_and_names_those_without_an_address()
         "block": "10.0.0.1 a1\n192.0.2.9 b1\n10.0.0.2 c2\n",
         "missing": ["d4"],
     }
+
+
+def test_one_hosts_address_is_the_one_host_addresses_gives_it() -> None:
+    hostvars: dict[str, Any] = {
+        "a": {"ansible_facts": {"default_ipv4": {"address": "10.0.0.1"}}, "ansible_host": "192.0.2.1"},
+        "b": {"ansible_host": "192.0.2.2"},
+        "c": {},
+    }
+    assert {host: host_address(host, hostvars) for host in hostvars} == host_addresses(list(hostvars), hostvars)
+    assert host_address("c", hostvars) == "c"
