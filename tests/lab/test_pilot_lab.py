@@ -891,18 +891,9 @@ def test_jobs_that_ask_for_no_memory_share_a_node(lab: Lab) -> None:
         docker_exec(ctl, "scancel", *jobs)
 
 
-# Run in a job step: each GPU device file of the node and what opening it gave, then the step's devices cgroup.
-GPU_PROBE = """
-import errno, glob, os
-for path in sorted(glob.glob("/dev/nvidia[0-9]*")):
-    try:
-        os.close(os.open(path, os.O_RDWR))
-        print(path, "opened")
-    except OSError as error:
-        print(path, errno.errorcode[error.errno])
-print("visible", os.environ.get("CUDA_VISIBLE_DEVICES", "-"), "step", os.environ.get("SLURM_STEP_GPUS", "-"))
-print([line for line in open("/proc/self/cgroup").read().splitlines() if ":devices:" in line][0])
-"""
+# Run in a job step: each GPU device file of the node and what opening it gave, then the step's GPUs and its
+# devices cgroup (shared with the slurm role's scenario).
+GPU_PROBE = (Path(__file__).resolve().parents[2] / "molecule" / "shared" / "gpu_probe.py").read_text()
 
 
 def test_a_job_is_confined_to_its_gpus_and_its_memory(lab: Lab) -> None:
@@ -923,7 +914,7 @@ def test_a_job_is_confined_to_its_gpus_and_its_memory(lab: Lab) -> None:
         assert opened == {path: "ENXIO" if path in own else "EPERM" for path in opened} and len(opened) == 4, lines
         # Slurm's cgroup v1 tree of this node (/slurm_<node>, Debian builds with multiple-slurmd support): the
         # lab's containers share the host's hierarchy, each node its own branch of it.
-        assert re.fullmatch(rf"\d+:devices:/slurm_{node}/uid_\d+/job_\d+/step_\d+/task_0", lines[-1]), lines
+        assert re.fullmatch(rf"cgroup \d+:devices:/slurm_{node}/uid_\d+/job_\d+/step_\d+/task_0", lines[-1]), lines
 
     submit = f"runuser -u alice -- sbatch --parsable --chdir=/home/alice --nodelist={node} --time=3 --gres=gpu:h100:1"
     neighbour = sh(ctl, f"{submit} --mem=100M --wrap='sleep 300'")
