@@ -1136,69 +1136,6 @@ def test_a_reservation_holds_its_node_for_its_account_then_goes_with_the_invento
     assert "Reservation lab-vision not found" in sh(ctl, "scontrol show reservation=lab-vision 2>&1", check=False)
 
 
-GPU_RESERVATION = {
-    "name": "lab-vision-gpus",
-    "nodes": "pilot-gpu02",
-    "gpus": "h100:2",
-    "start": "now",
-    "duration": 30,
-    "accounts": ["vision"],
-}
-
-
-def test_gpus_reserved_for_an_account_leave_the_rest_of_their_node_in_use(lab: Lab) -> None:
-    """slurm_reservations with gpus (TRES=gres/gpu, Slurm 23.11+): lab-vision-gpus holds 2 of pilot-gpu02's 4 GPUs
-    for the account vision. alice (ml) cannot have all 4 of the node's GPUs, but her 2-GPU job runs there beside
-    carol's 2-GPU job in the reservation. A second run and a check run change nothing; removed from the inventory,
-    the reservation is deleted. Debian 13 only (22.05 cannot reserve GPUs: refused before any host is touched)."""
-    if _suite["name"] != "trixie":
-        pytest.skip("Slurm 22.05 cannot reserve GPUs (the validation refuses it); checked on Debian 13's 24.11")
-    ctl, node = "pilot-ctl01", "pilot-gpu02"
-    made = reservations_run([GPU_RESERVATION])
-    assert made.returncode == 0, failures(made.stdout)
-    shown = sh(ctl, "scontrol show reservation=lab-vision-gpus --oneliner")
-    print(f"\n{shown}")
-    assert "gres/gpu:h100=2" in shown and f"Nodes={node} " in shown and "Accounts=vision " in shown, shown
-    for args in ((), ("--check",)):
-        again = reservations_run([GPU_RESERVATION], *args)
-        assert again.returncode == 0 and recap(again.stdout)[ctl]["changed"] == 0, changed_tasks(again.stdout)
-
-    def submit(user: str, *options: str) -> str:
-        job = sh(
-            ctl,
-            f"cd /tmp && runuser -u {user} -- sbatch --parsable --time=5 --output=/dev/null --nodelist={node} "
-            f"{' '.join(options)} --wrap='sleep 300'",
-        )
-        assert job.isdigit(), job
-        return job
-
-    def state(job: str) -> str:
-        return sh(ctl, f"squeue --noheader --format='%T' --job {job}")
-
-    jobs: list[str] = []
-    try:
-        jobs.append(submit("carol", "--reservation=lab-vision-gpus", "--gres=gpu:h100:2", "--cpus-per-task=1"))
-        wait_for("carol's job in the reservation running", lambda: state(jobs[0]) == "RUNNING", timeout=90)
-        jobs.append(submit("alice", "--gres=gpu:h100:2", "--cpus-per-task=1"))
-        wait_for("alice's 2-GPU job running beside it", lambda: state(jobs[1]) == "RUNNING", timeout=90)
-        # with the reservation empty again, its 2 GPUs stay held: all 4 of the node's are not alice's to have
-        sh(ctl, f"scancel {jobs[0]} {jobs[1]}")
-        wait_for("both jobs gone", lambda: not any(state(job) for job in jobs), timeout=60)
-        jobs.append(submit("alice", "--gres=gpu:h100:4", "--cpus-per-task=1"))
-
-        def evaluated() -> str | None:
-            found = sh(ctl, f"squeue --noheader --format='%T %r' --job {jobs[2]}")
-            return found if found != "PENDING None" else None
-
-        reason = wait_for("a scheduling pass over alice's 4-GPU job", evaluated, timeout=90)
-        assert reason is not None and reason.startswith("PENDING"), reason
-    finally:
-        sh(ctl, f"scancel {' '.join(jobs)}", check=False)
-    gone = reservations_run([])
-    assert gone.returncode == 0, failures(gone.stdout)
-    assert "not found" in sh(ctl, "scontrol show reservation=lab-vision-gpus 2>&1", check=False)
-
-
 PILOT_VARS = (
     Path(__file__).resolve().parents[2] / "molecule" / "pilot" / "inventory" / "group_vars" / "all" / "cluster.yml"
 )
