@@ -9,11 +9,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
 from ansible_collections.gpucluster.cluster.plugins.module_utils.pam_adopt import access_lines, exempt_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plugstack import plugstack_errors, plugstack_lines
-from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import (
-    DEFAULT_RELEASE,
-    KNOWN_RELEASES,
-    Release,
-)
+from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import KNOWN_RELEASES, Release
 from ansible_collections.gpucluster.cluster.plugins.module_utils.reservations import guide_rows, reservation_errors
 
 
@@ -59,22 +55,12 @@ def slurm_reservation_errors(
     accounts: Mapping[str, Any],
     users: Mapping[str, Any],
     operators: Sequence[str],
-    node_types: Mapping[str, Any] | None = None,
-    release: Any = None,
 ) -> list[str]:
     """Everything wrong with slurm_reservations (checked before any host is touched), each problem naming the
-    reservation: its nodes (compute hosts of the inventory), partition, GPUs (of the node types' types, on a
-    release that can reserve them), users and accounts (of the accounting role's lists), start, duration and
-    flags."""
+    reservation: its nodes (compute hosts of the inventory), partition, users and accounts (of the accounting
+    role's lists), start, duration and flags."""
     names = [str(p.get("name")) for p in partitions or () if isinstance(p, Mapping)]
     known_users = [*(users or {}), *(operators or ())]
-    gpu_types = [
-        str(node_type["gpu"].get("type"))
-        for node_type in (node_types or {}).values()
-        if isinstance(node_type, Mapping) and isinstance(node_type.get("gpu"), Mapping)
-    ]
-    text = str(release) if release not in (None, "") else DEFAULT_RELEASE
-    reserves_gres = text not in KNOWN_RELEASES or Release.parse(text).has("reservation_gres")
     return reservation_errors(
         reservations,
         compute_hosts=compute_hosts or (),
@@ -82,8 +68,6 @@ def slurm_reservation_errors(
         accounts=list(accounts or {}),
         users=known_users,
         expand=expand,
-        gpu_types=gpu_types,
-        gres_from=None if reserves_gres else Release.introducing("reservation_gres"),
     )
 
 

@@ -34,8 +34,6 @@ FEATURES: dict[str, str] = {
     "health_start_only": "23.02",
     # topology/block (NVLink domains)
     "topology_block": "23.11",
-    # a reservation of GRES (scontrol create reservation TRES=gres/gpu:<type>=<count>)
-    "reservation_gres": "23.11",
     # slurmctld takes added or removed nodes and partitions on `scontrol reconfigure`; before, only on a restart
     "reconfigure_node_changes": "23.11",
     # a host range with text after it (NodeName=gpu[01-02]-ib) in node lines: 22.05's slurmctld stops on it

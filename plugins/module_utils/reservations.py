@@ -1,9 +1,8 @@
 """Slurm reservations from the inventory (slurm_reservations): checked before any host is touched, and kept in
 step with slurmctld by the slurm_reservation module through scontrol.
 
-A reservation holds nodes (by name, by count, or a partition's) - or GPUs (``gpus``: a count, maybe of one type, from
-Slurm 23.11: TRES=gres/gpu) - for users or accounts from a start ("now" or a date) for a duration, maybe recurring
-(DAILY, WEEKLY...). MAINT marks a maintenance window (the nodes' time
+A reservation holds nodes (by name, by count, or a partition's) for users or accounts from a start ("now" or a
+date) for a duration, maybe recurring (DAILY, WEEKLY...). MAINT marks a maintenance window (the nodes' time
 is not charged to anyone); IGNORE_JOBS lets it start over running jobs. Read back, slurmctld reports a few
 things its own way: node lists folded, a start that moves on with a recurring reservation, flags it adds
 itself (SPEC_NODES where nodes are named); the comparison allows for them.
@@ -43,11 +42,7 @@ FLAGS = frozenset(
     }
 )
 RECURRING = frozenset({"HOURLY", "DAILY", "WEEKDAY", "WEEKEND", "WEEKLY"})
-KEYS = frozenset(
-    {"name", "nodes", "node_count", "partition", "gpus", "start", "duration", "users", "accounts", "flags"}
-)
-# gpus: a count, or <type>:<count>
-GPUS = re.compile(r"^(?:([A-Za-z0-9_.-]+):)?([1-9][0-9]*)$")
+KEYS = frozenset({"name", "nodes", "node_count", "partition", "start", "duration", "users", "accounts", "flags"})
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 START = re.compile(r"^(now|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?)$")
 Runner = Callable[[Sequence[str]], tuple[int, str, str]]
@@ -61,13 +56,9 @@ def reservation_errors(
     accounts: Iterable[str],
     users: Iterable[str],
     expand: Callable[[str], list[str]],
-    gpu_types: Iterable[str] = (),
-    gres_from: str | None = None,
 ) -> list[str]:
     """Everything wrong with slurm_reservations, each problem naming the reservation. ``expand`` turns a
-    hostlist expression into names (ClusterShell on the Ansible controller); ``gpu_types`` are the GPU types of
-    the node types; ``gres_from`` is set (to the release that brought it) where the cluster's Slurm cannot
-    reserve GPUs."""
+    hostlist expression into names (ClusterShell on the Ansible controller)."""
     if reservations in (None, ""):
         return []
     if not isinstance(reservations, (list, tuple)):
@@ -91,10 +82,9 @@ def reservation_errors(
         unknown = sorted(set(item) - KEYS)
         if unknown:
             errors.append(f"{where}: unknown setting {', '.join(unknown)}; known: {', '.join(sorted(KEYS))}")
-        chosen = [key for key in ("nodes", "node_count", "partition", "gpus") if item.get(key) not in (None, "", [])]
+        chosen = [key for key in ("nodes", "node_count", "partition") if item.get(key) not in (None, "", [])]
         if not chosen:
-            errors.append(f"{where}: say what it holds: nodes (a hostlist), node_count, partition, or gpus")
-        errors += _gpus_errors(where, item.get("gpus"), set(gpu_types), gres_from)
+            errors.append(f"{where}: say which nodes it holds: nodes (a hostlist), node_count, or partition")
         if item.get("nodes"):
             try:
                 held = expand(str(item["nodes"]))
@@ -136,37 +126,6 @@ def reservation_errors(
     return errors
 
 
-def _gpus(value: Any) -> tuple[str, int] | None:
-    """gpus as (type or '', count); None where it is not a count nor <type>:<count>."""
-    if isinstance(value, bool):
-        return None
-    match = GPUS.match(str(value)) if isinstance(value, (int, str)) else None
-    return (match.group(1) or "", int(match.group(2))) if match else None
-
-
-def _gpus_errors(where: str, value: Any, gpu_types: set[str], gres_from: str | None) -> list[str]:
-    if value in (None, ""):
-        return []
-    if gres_from:
-        return [f"{where}: gpus needs Slurm {gres_from} or later (TRES=gres/gpu in a reservation); hold nodes instead"]
-    parsed = _gpus(value)
-    if parsed is None:
-        return [f"{where}: gpus {value!r} is neither a count (2) nor <type>:<count> (h100:2)"]
-    if parsed[0] and parsed[0] not in gpu_types:
-        known = ", ".join(sorted(gpu_types)) or "none"
-        return [f"{where}: gpus {value!r}: {parsed[0]} is not a GPU type of cluster_node_types ({known})"]
-    return []
-
-
-def gres_tres(value: Any) -> str:
-    """gpus (a count or <type>:<count>) as the reservation's TRES: gres/gpu=2, gres/gpu:h100=2."""
-    parsed = _gpus(value)
-    if parsed is None:
-        raise ValueError(f"gpus {value!r} is neither a count nor <type>:<count>")
-    kind, count = parsed
-    return f"gres/gpu{':' + kind if kind else ''}={count}"
-
-
 def parse_show(output: str) -> dict[str, str]:
     """`scontrol show reservation=<name> --oneliner` -> its fields (empty when there is none)."""
     line = next((line for line in output.splitlines() if line.startswith("ReservationName=")), "")
@@ -197,8 +156,6 @@ def wanted_fields(spec: Mapping[str, Any]) -> dict[str, str]:
         fields["NodeCnt"] = str(int(spec["node_count"]))
     if spec.get("partition"):
         fields["PartitionName"] = str(spec["partition"])
-    if spec.get("gpus") not in (None, ""):
-        fields["TRES"] = gres_tres(spec["gpus"])
     if names(spec.get("users")):
         fields["Users"] = ",".join(names(spec.get("users")))
     if names(spec.get("accounts")):
@@ -235,12 +192,6 @@ def plan(
         changes.append(f"NodeCnt={wanted['NodeCnt']}")
     if "PartitionName" in wanted and current.get("PartitionName") != wanted["PartitionName"]:
         changes.append(f"PartitionName={wanted['PartitionName']}")
-    if "TRES" in wanted:
-        # slurmctld reports the cores it set aside beside the GPUs (cpu=...): only the GPUs are compared
-        key, _, count = wanted["TRES"].partition("=")
-        reserved = dict(item.split("=", 1) for item in current.get("TRES", "").split(",") if "=" in item)
-        if reserved.get(key) != count:
-            changes.append(f"TRES={wanted['TRES']}")
     for field in ("Users", "Accounts"):
         have = set(names(current.get(field) if current.get(field) != "(null)" else ""))
         if set(names(wanted.get(field))) != have:
@@ -259,12 +210,7 @@ def guide_rows(reservations: Any) -> list[dict[str, str]]:
         if not isinstance(item, Mapping):
             continue
         nodes = str(item.get("nodes") or "")
-        gpus = _gpus(item.get("gpus"))
-        if not nodes and gpus:
-            nodes = f"{gpus[1]} {gpus[0] + ' ' if gpus[0] else ''}GPU(s)" + (
-                f" of {item['partition']}" if item.get("partition") else ""
-            )
-        elif not nodes:
+        if not nodes:
             count = item.get("node_count")
             nodes = (f"{count} node(s)" if count else "the nodes") + (
                 f" of {item['partition']}" if item.get("partition") else ""

@@ -34,11 +34,6 @@ options:
   partition:
     description: The partition whose nodes it holds (with node_count, or the partition's nodes by the PART_NODES flag).
     type: str
-  gpus:
-    description:
-      - GPUs it holds (C(TRES=gres/gpu...), Slurm 23.11 and later) - a count, or C(<type>:<count>) - on the nodes it
-        names or on nodes slurmctld picks; the GPU count is compared, not the cores slurmctld sets aside with them.
-    type: str
   start:
     description: C(now) or a date and time (C(2026-12-01T08:00)).
     type: str
@@ -78,13 +73,6 @@ EXAMPLES = r"""
     users: [root]
     flags: [MAINT, IGNORE_JOBS]
 
-- name: Two H100 GPUs for one account for a day (the rest of their node stays in use)
-  gpucluster.cluster.slurm_reservation:
-    name: vision-gpus
-    gpus: h100:2
-    duration: 1440
-    accounts: [vision]
-
 - name: A node kept for one account every day
   gpucluster.cluster.slurm_reservation:
     name: vision-daily
@@ -116,7 +104,6 @@ def main() -> None:
             "nodes": {"type": "str"},
             "node_count": {"type": "int"},
             "partition": {"type": "str"},
-            "gpus": {"type": "str"},
             "start": {"type": "str", "default": "now"},
             "duration": {"type": "int"},
             "users": {"type": "list", "elements": "str", "default": []},

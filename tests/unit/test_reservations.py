@@ -99,7 +99,7 @@ def test_a_right_list_passes() -> None:
     ("item", "message"),
     [
         ({**SPEC, "nodes": "pilot-gpu[01-03]"}, "nodes pilot-gpu03 are not compute hosts of the inventory"),
-        ({**SPEC, "nodes": ""}, "say what it holds"),
+        ({**SPEC, "nodes": ""}, "say which nodes it holds"),
         ({**SPEC, "duration": "2h"}, "duration '2h' is not a number of minutes"),
         ({**SPEC, "start": "tomorrow"}, "start 'tomorrow' is neither now nor a date and time"),
         ({**SPEC, "users": []}, "say whom it is for"),
@@ -143,72 +143,4 @@ def test_the_users_guide_lists_them() -> None:
             "minutes": "60",
             "flags": "",
         },
-    ]
-
-
-def gpu_errors(reservations: Any, gres_from: str | None = None) -> list[str]:
-    return reservation_errors(
-        reservations,
-        compute_hosts=HOSTS,
-        partitions=["gpu"],
-        accounts=["vision"],
-        users=["root", "carol"],
-        expand=expand,
-        gpu_types=["h100"],
-        gres_from=gres_from,
-    )
-
-
-GPUS: dict[str, Any] = {"name": "vision-gpus", "gpus": "h100:2", "duration": 60, "accounts": ["vision"]}
-
-
-def test_gpus_alone_say_what_a_reservation_holds() -> None:
-    assert gpu_errors([GPUS]) == []
-    assert gpu_errors([GPUS | {"gpus": 2}]) == []
-    assert gpu_errors([GPUS | {"gpus": "3", "nodes": "pilot-gpu02"}]) == []
-
-
-@pytest.mark.parametrize(
-    ("gpus", "message"),
-    [
-        ("a100:2", "a100 is not a GPU type of cluster_node_types (h100)"),
-        ("h100:0", "is neither a count (2) nor <type>:<count> (h100:2)"),
-        ("two", "is neither a count"),
-        (True, "is neither a count"),
-        ("h100=2", "is neither a count"),
-    ],
-)
-def test_gpus_the_cluster_does_not_have_are_refused_by_name(gpus: Any, message: str) -> None:
-    found = gpu_errors([GPUS | {"gpus": gpus}])
-    assert len(found) == 1 and found[0].startswith("slurm_reservations[0] (vision-gpus): gpus") and message in found[0]
-
-
-def test_gpus_on_a_release_that_cannot_reserve_them_are_refused() -> None:
-    found = gpu_errors([GPUS], gres_from="23.11")
-    assert found == [
-        "slurm_reservations[0] (vision-gpus): gpus needs Slurm 23.11 or later (TRES=gres/gpu in a reservation);"
-        " hold nodes instead"
-    ]
-
-
-def test_gpus_are_reserved_as_tres_and_compared_without_the_cores_beside_them() -> None:
-    assert plan("vision-gpus", GPUS, {}, names) == [
-        [
-            "create",
-            "reservation",
-            "ReservationName=vision-gpus",
-            "StartTime=now",
-            "Duration=60",
-            "TRES=gres/gpu:h100=2",
-            "Accounts=vision",
-        ]
-    ]
-    current = parse_show(
-        "ReservationName=vision-gpus StartTime=2026-11-27T22:00:00 EndTime=2026-11-27T23:00:00 Duration=01:00:00"
-        " Nodes=pilot-gpu01 NodeCnt=1 CoreCnt=1 Features=(null) PartitionName=gpu Flags=SPEC_NODES"
-        " TRES=cpu=1,gres/gpu:h100=2 Users=(null) Groups=(null) Accounts=vision Licenses=(null) State=ACTIVE\n"
-    )
-    assert plan("vision-gpus", GPUS, current, names) == []
-    assert plan("vision-gpus", GPUS | {"gpus": "h100:3"}, current, names) == [
-        ["update", "ReservationName=vision-gpus", "TRES=gres/gpu:h100=3"]
     ]
