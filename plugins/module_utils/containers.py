@@ -27,6 +27,8 @@ APPTAINER_FORBIDDEN = ("\n", "\r", "#")
 # deb822 fields of a repository the role adds (containers_enroot_repository, containers_apptainer_repository)
 REPOSITORY_KEYS = frozenset({"name", "uris", "suites", "components", "signed_by", "trusted"})
 RELEASE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+~-]*$")
+# archive names that cover the release a Debian host runs (its own codename is checked on the host)
+OWN_RELEASES = frozenset({"stable", "oldstable", "oldoldstable", "stable-updates", "stable-security"})
 
 
 def _value_errors(variable: str, key: str, value: Any, forbidden: tuple[str, ...]) -> list[str]:
@@ -131,6 +133,11 @@ def apt_release_errors(release: Any, repository: Any) -> list[str]:
         return []
     if not isinstance(release, str) or not RELEASE.match(release):
         return [f"{variable}: {release!r} is not a release name; give one word such as sid or unstable, or ''"]
+    if release in OWN_RELEASES:
+        return [
+            f"{variable} is {release}: that name covers the release the hosts run, and pinning it to priority 100"
+            " would hold back every package of theirs; give the release the repository carries (sid), or ''"
+        ]
     if not repository:
         return [
             f"{variable} is {release}, but containers_apptainer_repository is empty: the pin is for the release of"

@@ -172,6 +172,7 @@ def test_apptainer_from_debian_unstable_pinned_is_accepted() -> None:
         ({"enroot_repository": {"suites": ["./"]}}, "containers_enroot_repository: uris is missing"),
         ({"apptainer_repository": SID, "apptainer_apt_release": "sid main"}, "'sid main' is not a release name"),
         ({"apptainer_apt_release": "sid"}, "but containers_apptainer_repository is empty"),
+        ({"apptainer_repository": SID, "apptainer_apt_release": "stable"}, "covers the release the hosts run"),
     ],
 )
 def test_a_repository_or_pin_the_role_cannot_write_is_refused_by_name(settings: dict[str, Any], message: str) -> None:
