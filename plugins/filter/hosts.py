@@ -39,7 +39,7 @@ def host_addresses(hosts: Iterable[str], hostvars: Mapping[str, Any], override: 
     """Each host's address for a service among the hosts: the host's ``override`` variable where set (e.g.
     pacemaker_node_address), else its default IPv4 address (gathered facts), else its ansible_host (the tier-1
     validation runs before facts), else its name."""
-    return {host: _address(hostvars[host], override) or host for host in hosts}
+    return {host: host_address(host, hostvars, override) for host in hosts}
 
 
 def host_address(host: str, hostvars: Mapping[str, Any], override: str = "") -> str:

@@ -162,14 +162,18 @@ def apptainer_conf(text: str, config: Mapping[str, Any]) -> str:
         for key, value in config.items()
     }
     lines: list[str] = []
+    placed: set[str] = set()
     for line in text.splitlines():
         key = _apptainer_key(line)
         if key in wanted and not line.lstrip().startswith("#"):
-            lines.extend(wanted.pop(key, []))
-            wanted.setdefault(key, [])  # placed: later lines of the key are dropped
+            if key not in placed:  # the key's first line in force takes the inventory's; its others are dropped
+                lines.extend(wanted[key])
+                placed.add(key)
             continue
         lines.append(line)
     for key, new in wanted.items():
+        if key in placed:
+            continue
         mentions = [index for index, line in enumerate(lines) if _apptainer_key(line) == key]
         at = mentions[-1] + 1 if mentions else len(lines)
         lines[at:at] = new

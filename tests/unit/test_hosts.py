@@ -52,11 +52,12 @@ def test_etc_hosts_lists_every_host_by_name_and_names_those_without_an_address()
     }
 
 
-def test_one_hosts_address_is_the_one_host_addresses_gives_it() -> None:
+def test_one_hosts_address_prefers_the_override_then_facts_then_ansible_host_then_its_name() -> None:
     hostvars: dict[str, Any] = {
-        "a": {"ansible_facts": {"default_ipv4": {"address": "10.0.0.1"}}, "ansible_host": "192.0.2.1"},
-        "b": {"ansible_host": "192.0.2.2"},
-        "c": {},
+        "a": {"exporter_address": "10.1.0.1", "ansible_default_ipv4": {"address": "10.0.0.1"}},
+        "b": {"ansible_default_ipv4": {"address": "10.0.0.2"}, "ansible_host": "192.0.2.2"},
+        "c": {"ansible_host": "192.0.2.3"},
+        "d": {},
     }
-    assert {host: host_address(host, hostvars) for host in hostvars} == host_addresses(list(hostvars), hostvars)
-    assert host_address("c", hostvars) == "c"
+    found = {host: host_address(host, hostvars, "exporter_address") for host in hostvars}
+    assert found == {"a": "10.1.0.1", "b": "10.0.0.2", "c": "192.0.2.3", "d": "d"}
