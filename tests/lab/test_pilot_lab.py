@@ -896,6 +896,17 @@ def test_jobs_that_ask_for_no_memory_share_a_node(lab: Lab) -> None:
 GPU_PROBE = (Path(__file__).resolve().parents[2] / "molecule" / "shared" / "gpu_probe.py").read_text()
 
 
+def assert_step_opens_its_gpus_only(lines: list[str], count: int) -> None:
+    """What a GPU probe printed in a step (GPU_PROBE, or APPTAINER_PROBE in a container): the step's own ``count``
+    GPUs opened as far as the missing driver (ENXIO), the node's other ones refused by the step's devices cgroup
+    (EPERM), all 4 tried, CUDA_VISIBLE_DEVICES counting the step's GPUs from 0."""
+    opened = dict(line.split() for line in lines if line.startswith("/dev/nvidia"))
+    visible, step = next(line for line in lines if line.startswith("visible ")).split()[1::2]
+    own = {f"/dev/nvidia{index}" for index in step.split(",")}
+    assert len(own) == count and visible == ",".join(str(i) for i in range(count)), lines
+    assert opened == {path: "ENXIO" if path in own else "EPERM" for path in opened} and len(opened) == 4, lines
+
+
 def test_a_job_is_confined_to_its_gpus_and_its_memory(lab: Lab) -> None:
     """cgroup.conf's ConstrainDevices and ConstrainRAMSpace (slurm_cgroup_config, on by default and in the lab).
     The lab's GPUs have no driver, so the two outcomes of opening one tell the cgroup's answer apart: ENXIO (the
@@ -907,11 +918,7 @@ def test_a_job_is_confined_to_its_gpus_and_its_memory(lab: Lab) -> None:
     srun = f"runuser -u alice -- srun --chdir=/home/alice --nodelist={node} --time=2 --immediate=120"
     for count in (1, 2):
         lines = sh(ctl, f"{srun} --gres=gpu:h100:{count} python3 gpu-probe.py").splitlines()
-        opened = dict(line.split() for line in lines if line.startswith("/dev/nvidia"))
-        visible, step = lines[-2].split()[1::2]
-        own = {f"/dev/nvidia{index}" for index in step.split(",")}
-        assert len(own) == count and visible == ",".join(str(i) for i in range(count)), lines
-        assert opened == {path: "ENXIO" if path in own else "EPERM" for path in opened} and len(opened) == 4, lines
+        assert_step_opens_its_gpus_only(lines, count)
         # Slurm's cgroup v1 tree of this node (/slurm_<node>, Debian builds with multiple-slurmd support): the
         # lab's containers share the host's hierarchy, each node its own branch of it.
         assert re.fullmatch(rf"cgroup \d+:devices:/slurm_{node}/uid_\d+/job_\d+/step_\d+/task_0", lines[-1]), lines
@@ -942,15 +949,13 @@ def test_a_job_is_confined_to_its_gpus_and_its_memory(lab: Lab) -> None:
 
 # A user's image without a registry: a busybox root filesystem as a tarball (what `docker export` gives), made as
 # alice on the controller (the prepare step's static busybox) in a directory of her shared home.
-def busybox_rootfs_tar(directory: str, name: str) -> str:
-    tarball = f"{directory}/rootfs.tar"
+def busybox_rootfs_tar(directory: str, name: str) -> None:
     script = (
         f"set -e; mkdir -p {directory}; cd {directory}; rm -rf tree; mkdir -p tree/bin tree/etc tree/dev tree/proc"
         " tree/sys tree/tmp; cp /bin/busybox tree/bin/; for tool in sh cat ls; do ln -s busybox tree/bin/$tool;"
         f" done; echo 'NAME=\"{name}\"' > tree/etc/os-release; tar -C tree -cf rootfs.tar .; rm -rf tree"
     )
     sh("pilot-ctl01", f"runuser -u alice -- bash -c {shlex.quote(script)}")
-    return tarball
 
 
 # Run in an Apptainer container (busybox: no Python): each GPU device file and what opening it gave.
@@ -987,11 +992,7 @@ def test_an_apptainer_step_opens_its_own_gpus_only(lab: Lab) -> None:
     sh(ctl, f"printf %s {shlex.quote(APPTAINER_PROBE)} > {work}/probe.sh && chown alice {work}/probe.sh")
     lines = sh(ctl, f"{srun} --gres=gpu:h100:2 apptainer exec --nv image.sif sh probe.sh").splitlines()
     assert lines[0] == "image gpucluster-lab-apptainer", lines
-    opened = dict(line.split() for line in lines if line.startswith("/dev/nvidia"))
-    visible, step = lines[-1].split()[1::2]
-    own = {f"/dev/nvidia{index}" for index in step.split(",")}
-    assert len(own) == 2 and visible == "0,1", lines
-    assert opened == {path: "ENXIO" if path in own else "EPERM" for path in opened} and len(opened) == 4, lines
+    assert_step_opens_its_gpus_only(lines, 2)
 
 
 def test_each_job_has_its_own_tmp_and_shm_gone_with_it(lab: Lab) -> None:
