@@ -27,6 +27,7 @@ APPTAINER_FORBIDDEN = ("\n", "\r", "#")
 # deb822 fields of a repository the role adds (containers_enroot_repository, containers_apptainer_repository)
 REPOSITORY_KEYS = frozenset({"name", "uris", "suites", "components", "signed_by", "trusted"})
 RELEASE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+~-]*$")
+WORD_BREAKS = re.compile(r"[\s#]")
 # archive names that cover the release a Debian host runs (its own codename is checked on the host)
 OWN_RELEASES = frozenset({"stable", "oldstable", "oldoldstable", "stable-updates", "stable-security"})
 
@@ -122,6 +123,15 @@ def repository_errors(variable: str, repository: Any) -> list[str]:
         for key in ("uris", "suites")
         if not repository.get(key)
     ]
+    # each a word of the sources file's line (signed_by may be a whole armoured key, which deb822 folds itself)
+    for key in ("name", "uris", "suites", "components"):
+        value = repository.get(key)
+        items = value if isinstance(value, list) else [] if value is None else [value]
+        errors += [
+            f"{variable}.{key}: {item!r} is not one word; give it without spaces, line breaks or '#'"
+            for item in items
+            if not isinstance(item, str) or not item or WORD_BREAKS.search(item)
+        ]
     return errors
 
 
