@@ -45,20 +45,27 @@ BCRYPT_ALPHABET = str.maketrans(
 )
 
 
-def monitoring_web_config(password: str, username: str, cert_file: str = "", key_file: str = "") -> dict[str, Any]:
-    """The exporter-toolkit web configuration Prometheus, Alertmanager and the exporters read: TLS with the
-    host's certificate (when cert_file is given) and basic auth for ``username`` with a bcrypt hash of ``password``.
-    The salt comes from the user and password, so that the same password gives the same file (a re-run changes
-    nothing) and a new one a new file."""
+def monitoring_password_hash(password: str, username: str, rounds: int = 10) -> str:
+    """A stable bcrypt hash of the monitoring user's password. For a web configuration or HAProxy's userlist, at
+    ``rounds`` (bcrypt's cost, 4-31); the salt comes from the user and password, so that the same password gives
+    the same hash (a re-run changes nothing) and a new one a new hash."""
     import bcrypt  # controller only (requirements.txt)
 
+    if not 4 <= int(rounds) <= 31:
+        raise AnsibleFilterError(f"monitoring_password_hash: rounds is {rounds}; bcrypt's cost is 4 to 31")
     digest = hashlib.sha256(f"{username}:{password}".encode()).digest()[:16]
     salt = base64.b64encode(digest).decode().rstrip("=").translate(BCRYPT_ALPHABET)
-    hashed = bcrypt.hashpw(password.encode(), f"$2b$10${salt}".encode()).decode()
+    return bcrypt.hashpw(password.encode(), f"$2b${int(rounds):02d}${salt}".encode()).decode()
+
+
+def monitoring_web_config(password: str, username: str, cert_file: str = "", key_file: str = "") -> dict[str, Any]:
+    """The exporter-toolkit web configuration Prometheus, Alertmanager and the exporters read: TLS with the
+    host's certificate (when cert_file is given) and basic auth for ``username`` with a bcrypt hash of ``password``
+    (monitoring_password_hash: the same password gives the same file, a new one a new file)."""
     config: dict[str, Any] = {}
     if cert_file:
         config["tls_server_config"] = {"cert_file": cert_file, "key_file": key_file}
-    config["basic_auth_users"] = {username: hashed}
+    config["basic_auth_users"] = {username: monitoring_password_hash(password, username)}
     return config
 
 
@@ -88,4 +95,5 @@ class FilterModule:
             "monitoring_alertmanager_errors": monitoring_alertmanager_errors,
             "monitoring_alertmanager_config": monitoring_alertmanager_config,
             "monitoring_web_config": monitoring_web_config,
+            "monitoring_password_hash": monitoring_password_hash,
         }

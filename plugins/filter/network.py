@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import netaddr
 from ansible.errors import AnsibleFilterError
-
-HOST_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?")
+from ansible_collections.gpucluster.cluster.plugins.module_utils.validate import HOST_RE
 
 
 def cidr(network: str, netmask: str) -> str:
@@ -34,26 +32,48 @@ def same_host_in(address: str, network: str) -> str:
     return f"{result}/{net.prefixlen}"
 
 
+def _listen_problem(address: Any) -> str:
+    """Why ``address`` cannot be a daemon's listen address ('' when it can): an IP address, a host name, '' or '*'."""
+    if address in ("", "*"):
+        return ""
+    try:
+        netaddr.IPAddress(address)
+        return ""
+    except (netaddr.AddrFormatError, ValueError, TypeError):
+        if isinstance(address, str) and HOST_RE.fullmatch(address):
+            return ""
+    return f"{address!r} is neither an IP address nor a host name; give the host's address, or '*' for every address"
+
+
 def listen_address(address: str, port: int | str) -> str:
     """A daemon's ``address:port`` listen setting: '10.0.0.5', 9100 -> '10.0.0.5:9100'; an IPv6 address in
     brackets ('[fd00::5]:9100'); '' or '*' (every address) -> ':9100'; a host name is kept as it is; anything else
-    (a space, a newline, '#': it would reach a unit file or an environment file) is refused."""
+    (a space, a newline, '#', a port: it would reach a unit file or an environment file) is refused."""
+    problem = _listen_problem(address)
+    if problem:
+        raise AnsibleFilterError(f"listen_address: {problem}")
     if address in ("", "*"):
         return f":{port}"
     try:
         ip = netaddr.IPAddress(address)
     except (netaddr.AddrFormatError, ValueError, TypeError):
-        if not isinstance(address, str) or not HOST_NAME.fullmatch(address):
-            raise AnsibleFilterError(
-                f"listen_address: {address!r} is neither an IP address nor a host name; give the host's address, "
-                "or '*' for every address"
-            ) from None
         return f"{address}:{port}"
     return f"[{ip}]:{port}" if ip.version == 6 else f"{ip}:{port}"
+
+
+def listen_address_errors(values: Mapping[str, Any], variable: str) -> list[str]:
+    """Tier-1 check of a listen-address variable over hosts (host -> value, as host_values gives it): each host
+    whose value listen_address would refuse, named with the variable and what to give instead; '' where none."""
+    return [f"{host}: {variable} {problem}" for host, value in values.items() if (problem := _listen_problem(value))]
 
 
 class FilterModule:
     """gpucluster.cluster network filters."""
 
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"cidr": cidr, "listen_address": listen_address, "same_host_in": same_host_in}
+        return {
+            "cidr": cidr,
+            "listen_address": listen_address,
+            "listen_address_errors": listen_address_errors,
+            "same_host_in": same_host_in,
+        }

@@ -126,10 +126,11 @@ def federation_scrape_configs(
     return list(jobs.values())
 
 
-# The exporters that read a web configuration (TLS and basic auth): the node, Slurm and MariaDB exporters,
-# Prometheus and Alertmanager, and DCGM's where it is given one (dcgm-exporter 3.3.5-3.4.0 and later). HAProxy's
-# exporter and slurmctld's own endpoints are scraped as they serve (the firewall admits only the monitoring hosts).
-SECURED_JOBS = frozenset({"node", "slurm", "mysqld", "prometheus", "alertmanager"})
+# The endpoints that serve TLS and ask for the monitoring user: the node, Slurm and MariaDB exporters, Prometheus
+# and Alertmanager (their web configuration), HAProxy's exporter on the login pool (the login_pool role's
+# frontend), and DCGM's where it is given the web configuration (dcgm-exporter 3.3.5-3.4.0 and later).
+# slurmctld's own endpoints are scraped as they serve (the firewall admits only the monitoring hosts).
+SECURED_JOBS = frozenset({"node", "slurm", "mysqld", "haproxy", "prometheus", "alertmanager"})
 
 
 def client_settings(web: Mapping[str, str]) -> dict[str, Any]:

@@ -112,6 +112,16 @@ def test_sample_production_inventory_passes_every_check() -> None:
             {"ENROOT_DATA_PATH": "/scratch/enroot # per user"},
             "containers_enroot_config.ENROOT_DATA_PATH: '/scratch/enroot # per user' holds '#'",
         ),
+        (
+            "monitoring_exporter_address",
+            "0.0.0.0:9100",
+            "prod-ctl01: monitoring_exporter_address '0.0.0.0:9100' is neither an IP address nor a host name",
+        ),
+        (
+            "gpu_dcgm_exporter_address",
+            "any address",
+            "prod-gpu001: gpu_dcgm_exporter_address 'any address' is neither an IP address nor a host name",
+        ),
     ],
 )
 def test_broken_setting_is_refused_by_name(tmp_path: Path, name: str, value: object, message: str) -> None:

@@ -40,6 +40,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
+from ansible_collections.gpucluster.cluster.plugins.filter.monitoring import monitoring_password_hash
 
 from lab import bmc
 from tests.lab import molecule_run
@@ -312,7 +313,12 @@ def production_secrets() -> dict[str, list[str]]:
     galera_key = sh("prod-db01", "sed -n 2p /etc/mysql/tls/galera.key")
     other_key = sh("prod-db02", "sed -n 2p /etc/mysql/tls/galera.key")
     ca_key = (CA_DIR / "ca.key").read_text().splitlines()[1]
-    assert min(len(galera_key), len(other_key), len(ca_key)) >= 60 and galera_key != other_key
+    metrics_key = sh("prod-login01", "sed -n 2p /etc/haproxy/tls/metrics.key")
+    assert min(len(galera_key), len(other_key), len(ca_key), len(metrics_key)) >= 60 and galera_key != other_key
+    # The monitoring password HAProxy's exporter asks for, and its hash in haproxy.cfg.
+    monitoring = (CA_DIR / "monitoring-web-password").read_text().split()[0]
+    hashed = monitoring_password_hash(monitoring, "gpucluster", 5)
+    assert hashed in sh("prod-login01", "cat /etc/haproxy/haproxy.cfg")
     return {
         "Galera SST password": [sst.group(1)],
         "Corosync authkey": [authkey, authkey[:48]],
@@ -321,7 +327,8 @@ def production_secrets() -> dict[str, list[str]]:
         "login pool SSH host key": [host_key, host_key_b64[40:120]],
         "MUNGE key": [munge, munge[:64]],
         "StoragePass": [storage.group(1)],
-        "TLS private keys": [galera_key, other_key, ca_key],
+        "TLS private keys": [galera_key, other_key, ca_key, metrics_key],
+        "monitoring password and its hash": [monitoring, hashed],
     }
 
 
@@ -344,6 +351,59 @@ def test_secrets_stay_out_of_the_log_and_files_are_private(lab: Lab) -> None:
     assert len(set(sums.values())) == 1
     for host in CONTROLLERS:
         assert sh(host, "stat -c '%a %U' /etc/corosync/authkey") == "400 root"
+
+
+# A scrape of a login node's HAProxy exporter from that node, as Prometheus makes it (HTTPS verified against the
+# cluster CA; basic auth with the password on stdin): the status, then the body where it answered 200.
+SCRAPE = """
+import base64, ssl, sys, urllib.error, urllib.request
+url, user, password = sys.argv[1], sys.argv[2], sys.stdin.read().strip()
+request = urllib.request.Request(url)
+if user:
+    request.add_header("Authorization", "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode())
+context = ssl.create_default_context(cafile="/etc/haproxy/tls/ca.crt") if url.startswith("https") else None
+try:
+    with urllib.request.urlopen(request, context=context, timeout=10) as answer:
+        print(answer.status)
+        print(answer.read().decode())
+except urllib.error.HTTPError as error:
+    print(error.code)
+except (urllib.error.URLError, OSError) as error:
+    print("no answer:", error)
+"""
+
+
+def scrape(host: str, url: str, user: str = "", password: str = "") -> str:
+    result = subprocess.run(
+        ["docker", "exec", "-i", host, "python3", "-c", SCRAPE, url, user],
+        input=password,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_haproxys_exporter_answers_the_monitoring_user_only_over_tls(lab: Lab) -> None:
+    """The login pool's HAProxy exporter (issue 27): 401 without the monitoring user or with a wrong password,
+    no answer over plain HTTP, and for the user - over TLS verified against the cluster CA, the name Prometheus
+    scrapes - HAProxy's metrics with both login nodes' sshd up. The password is the monitoring role's, made beside
+    the CA on the controller."""
+    password = (CA_DIR / "monitoring-web-password").read_text().split()[0]
+    for host in LOGINS:
+        url = f"https://{host}:8405/metrics"
+        assert scrape(host, url).splitlines()[0] == "401"
+        assert scrape(host, url, "gpucluster", "wrong-password").splitlines()[0] == "401"
+        assert scrape(host, f"http://{host}:8405/metrics").startswith("no answer:")
+        answer = scrape(host, url, "gpucluster", password)
+        assert answer.splitlines()[0] == "200", answer[:500]
+        up = re.findall(r'^haproxy_server_status\{proxy="login_nodes",server="([^"]+)",state="UP"\} 1$', answer, re.M)
+        assert sorted(up) == sorted(LOGINS), [line for line in answer.splitlines() if "server_status" in line][:20]
+    assert sh(LOGINS[0], "stat -c '%a %U %G' /etc/haproxy/haproxy.cfg /etc/haproxy/tls/metrics.key") == (
+        "640 root haproxy\n640 root haproxy"
+    )
 
 
 def test_production_inventory_without_fencing_is_refused_before_any_host(lab: Lab) -> None:

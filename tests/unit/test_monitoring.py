@@ -283,6 +283,39 @@ def test_the_web_config_is_what_prometheus_reads_and_stays_the_same(tmp_path: Pa
     assert "tls_server_config" not in monitoring_web_config("a-long-password-1", "gpucluster")
 
 
+def test_haproxys_exporter_is_scraped_over_tls_with_the_monitoring_user() -> None:
+    """The login pool's HAProxy serves its exporter with TLS and the monitoring user (login_pool role): Prometheus
+    scrapes it as the other exporters, and over plain HTTP (still with the user) without a CA."""
+    cluster = build_cluster(valid_spec(), valid_groups())
+    web = {"ca_file": "/etc/prometheus/tls/ca.crt", "username": "gpucluster", "password_file": "/etc/prometheus/pw"}
+    jobs = {
+        job["job_name"]: job for job in prometheus_config(cluster, ["mon01"], haproxy=True, web=web)["scrape_configs"]
+    }
+    assert jobs["haproxy"]["scheme"] == "https" and jobs["haproxy"]["tls_config"] == {"ca_file": web["ca_file"]}
+    assert jobs["haproxy"]["basic_auth"] == {"username": "gpucluster", "password_file": "/etc/prometheus/pw"}
+    plain = prometheus_config(cluster, ["mon01"], haproxy=True, web={**web, "ca_file": ""})
+    haproxy = next(job for job in plain["scrape_configs"] if job["job_name"] == "haproxy")
+    assert haproxy["scheme"] == "http" and haproxy["basic_auth"]["username"] == "gpucluster"
+
+
+def test_haproxys_password_hash_is_cheap_stable_and_checks_the_password() -> None:
+    """monitoring_password_hash at the cost HAProxy's userlist gets (HAProxy checks it at every scrape, in the
+    process that also proxies the login pool's SSH): the cost asked for, the same hash on a re-run, another for
+    another password or user; a cost bcrypt does not have is refused by name."""
+    import bcrypt
+    from ansible.errors import AnsibleFilterError
+    from ansible_collections.gpucluster.cluster.plugins.filter.monitoring import monitoring_password_hash
+
+    hashed = monitoring_password_hash("a-long-password-1", "gpucluster", 5)
+    assert hashed.startswith("$2b$05$") and hashed == monitoring_password_hash("a-long-password-1", "gpucluster", 5)
+    assert bcrypt.checkpw(b"a-long-password-1", hashed.encode())
+    assert not bcrypt.checkpw(b"a-long-password-2", hashed.encode())
+    assert hashed != monitoring_password_hash("a-long-password-1", "prometheus", 5)
+    assert monitoring_password_hash("a-long-password-1", "gpucluster").startswith("$2b$10$")
+    with pytest.raises(AnsibleFilterError, match="bcrypt's cost is 4 to 31"):
+        monitoring_password_hash("a-long-password-1", "gpucluster", 3)
+
+
 def test_dcgm_is_scraped_over_tls_only_where_it_reads_the_web_configuration() -> None:
     """monitoring_dcgm_exporter_web_config: dcgm-exporter 3.3.5+ serves TLS and basic auth from the web
     configuration, and Prometheus then scrapes it as the other exporters; without it, as it serves."""
