@@ -62,8 +62,8 @@ def listen_address(address: str, port: int | str) -> str:
 
 
 def listen_address_errors(values: Mapping[str, Any], variable: str) -> list[str]:
-    """Tier-1 check of a listen-address variable over hosts (host -> value, as host_values gives it): each host
-    whose value listen_address would refuse, named with the variable and what to give instead; '' where none."""
+    """The hosts whose listen-address variable listen_address would refuse. Tier-1 (before any host is touched),
+    over host -> value as host_values gives it: each such host named with the variable and what to give instead."""
     return [f"{host}: {variable} {problem}" for host, value in values.items() if (problem := _listen_problem(value))]
 
 
