@@ -118,6 +118,11 @@ def test_sample_production_inventory_passes_every_check() -> None:
             "prod-ctl01: monitoring_exporter_address '0.0.0.0:9100' is neither an IP address nor a host name",
         ),
         (
+            "user_env_pip_index_url",
+            "pypi.example.org/simple",
+            "user_env_pip_index_url: 'pypi.example.org/simple' is not the http:// or https:// URL of a package index",
+        ),
+        (
             "gpu_dcgm_exporter_address",
             "any address",
             "prod-gpu001: gpu_dcgm_exporter_address 'any address' is neither an IP address nor a host name",

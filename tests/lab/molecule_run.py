@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 
 import pytest
 
+from lab import local_mirror
+
 ROOT = Path(__file__).resolve().parents[2]
 MOLECULE = ROOT / ".venv" / "bin" / "molecule"
 
@@ -72,6 +74,15 @@ def wait_for(what: str, probe: Callable[[], T], timeout: float = 90, every: floa
 
 
 def lab_env(suite: str, env: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of the lab's Molecule and Ansible runs: the suite and its release, no colours, and the
+    site's local mirror (lab/local_mirror.py) where it is built - its directory (the pilot's prepare serves it) and
+    its key (the pilot inventory's signed_by)."""
+    mirror = {}
+    if local_mirror.built(local_mirror.DEFAULT_DIR):
+        mirror = {
+            "GPUCLUSTER_LAB_MIRROR": str(local_mirror.DEFAULT_DIR),
+            "GPUCLUSTER_LAB_MIRROR_KEY": (local_mirror.DEFAULT_DIR / local_mirror.KEY).read_text(),
+        }
     return {
         **os.environ,
         "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
@@ -80,6 +91,7 @@ def lab_env(suite: str, env: dict[str, str] | None = None) -> dict[str, str]:
         "PY_COLORS": "0",
         "GPUCLUSTER_LAB_SUITE": suite,
         "GPUCLUSTER_LAB_RELEASE": SUITES[suite],
+        **mirror,
         **(env or {}),
     }
 
@@ -168,6 +180,8 @@ def bring_up(scenario: str, suite: str, volumes: Sequence[str], env: dict[str, s
     if os.environ.get("GPUCLUSTER_SKIP_LAB") == "1":
         pytest.skip("GPUCLUSTER_SKIP_LAB=1: the container lab was skipped on request")
     destroy_lab(scenario, suite, volumes, env)
+    if scenario == "pilot":
+        local_mirror.build()  # the site's local Debian mirror, served from the pilot's storage host
     for step in ("create", "prepare"):
         result = molecule(step, "-s", scenario, suite=suite, env=env)
         assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]

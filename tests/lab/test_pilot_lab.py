@@ -25,7 +25,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types i
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import Release
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import boolean_variables
 
-from lab import slurm_testsuite
+from lab import local_mirror, slurm_testsuite
 from tests.lab import molecule_run
 from tests.lab.molecule_run import SUITES, changed_tasks, failures, json_run, recap, sh, task_actions, wait_for
 
@@ -600,11 +600,13 @@ def test_the_firewall_opens_exactly_the_designed_ports(lab: Lab) -> None:
     ctl, dbd, gpu1, gpu2 = "pilot-ctl01", "pilot-dbd01", "pilot-gpu01", "pilot-gpu02"
     ports = {host: listening(host) for host in (ctl, dbd, gpu1, gpu2)}
     assert {6817, 6820} <= ports[ctl] and {6819, 9090} <= ports[dbd] and 6818 in ports[gpu1], ports
+    # the site's local mirror on the dbd host, where the lab runs it (an opening of firewall_extra_openings)
+    mirror = {8080} if local_mirror.built(local_mirror.DEFAULT_DIR) else set()
     designed = {
         # from a compute node: slurmctld and the REST API, slurmdbd, every port of another compute node
-        gpu2: {ctl: {6817, 6820}, dbd: {6819}, gpu1: ports[gpu1]},
+        gpu2: {ctl: {6817, 6820}, dbd: {6819} | mirror, gpu1: ports[gpu1]},
         # from the login node (also the controller): slurmdbd, slurmd on the compute nodes
-        ctl: {dbd: {6819}, gpu1: {6818}, gpu2: {6818}},
+        ctl: {dbd: {6819} | mirror, gpu1: {6818}, gpu2: {6818}},
     }
     let_through = {gpu2: [(ctl, 60001), (dbd, 2049)], ctl: [(gpu1, 60001), (dbd, 2049), (gpu1, 22)]}
     dropped = [(dbd, 22), (dbd, 3306)]
@@ -993,6 +995,69 @@ def test_an_apptainer_step_opens_its_own_gpus_only(lab: Lab) -> None:
     lines = sh(ctl, f"{srun} --gres=gpu:h100:2 apptainer exec --nv image.sif sh probe.sh").splitlines()
     assert lines[0] == "image gpucluster-lab-apptainer", lines
     assert_step_opens_its_gpus_only(lines, 2)
+
+
+def test_apptainer_came_from_the_sites_local_mirror_and_its_signature_counts(lab: Lab) -> None:
+    """The site's local Debian mirror (lab/local_mirror.py: Apptainer copied from Debian unstable, its Release
+    signed with the mirror's own key), served from the storage host: each compute node installed Apptainer from
+    it (apt's policy names the mirror, the mirror's log the package fetched by each node) with the mirror's key in
+    the source's Signed-By, and apt refuses the same mirror under another key."""
+    if _suite["name"] != "trixie":
+        pytest.skip("Apptainer comes from Debian unstable, whose build needs Debian 13's C library")
+    if not local_mirror.built(local_mirror.DEFAULT_DIR):
+        pytest.skip("the lab's local mirror was not built (the lab was brought up by hand): Debian's archive served it")
+    nodes, mirror = ("pilot-gpu01", "pilot-gpu02"), "http://pilot-dbd01:8080/debian"
+    for node in nodes:
+        policy = sh(node, "apt-cache policy apptainer")
+        assert f"{mirror} sid/main amd64 Packages" in policy and "deb.debian.org" not in policy, policy
+        source = sh(node, "cat /etc/apt/sources.list.d/gpucluster-apptainer.sources")
+        assert "Signed-By:" in source and "BEGIN PGP PUBLIC KEY BLOCK" in source, source
+    log = sh("pilot-dbd01", "journalctl -u lab-mirror --no-pager -o cat")
+    for node in nodes:
+        address = sh("pilot-dbd01", f"getent ahostsv4 {node} | head -n 1 | cut -d' ' -f1")
+        assert re.search(
+            rf"^{re.escape(address)} .*GET /debian/pool/main/apptainer_\S+\.deb HTTP/1\.1\" 200", log, re.M
+        ), (
+            node,
+            log[-2000:],
+        )
+    # The same mirror with Debian's archive key in Signed-By instead of the mirror's: apt does not trust it.
+    other = (
+        "apt-get update -o Dir::Etc::SourceList=/dev/null -o Dir::Etc::SourceParts=/tmp/other-key "
+        "-o Dir::State::Lists=/tmp/other-key-lists 2>&1"
+    )
+    sh(
+        nodes[0],
+        "mkdir -p /tmp/other-key /tmp/other-key-lists/partial && printf '%s\\n' 'Types: deb' "
+        f"'URIs: {mirror}' 'Suites: sid' 'Components: main' "
+        "'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' > /tmp/other-key/mirror.sources",
+    )
+    refused = sh(nodes[0], other, check=False)
+    sh(nodes[0], "rm -rf /tmp/other-key /tmp/other-key-lists")
+    assert "is not signed" in refused or "NO_PUBKEY" in refused or "Missing key" in refused, refused
+
+
+def test_users_pip_installs_from_the_sites_package_index(lab: Lab) -> None:
+    """user_env_pip_index_url (molecule/pilot, where the lab's mirror runs): /etc/pip.conf names the site's index on
+    the compute nodes, and alice's pip, in a venv of her own on /home, installs a package that exists on that index
+    only - the mirror's log shows the node fetching it."""
+    if not local_mirror.built(local_mirror.DEFAULT_DIR):
+        pytest.skip("the lab's local mirror was not built (the lab was brought up by hand): pip is left alone")
+    node, index = "pilot-gpu01", "http://pilot-dbd01:8080/pypi/simple"
+    conf = sh(node, "cat /etc/pip.conf")
+    assert f"index-url = {index}" in conf and "trusted-host = pilot-dbd01" in conf, conf
+    venv = "/home/alice/pip-check"
+    installed = sh(
+        node,
+        f"runuser -l alice -c 'rm -rf {venv} && python3 -m venv {venv} && {venv}/bin/pip install -q "
+        f'{local_mirror.PROBE} && {venv}/bin/python -c "import gpucluster_lab_probe as p; print(p.SOURCE)"\'',
+        timeout=300,
+    )
+    assert installed.splitlines()[-1] == "the site's package index", installed
+    address = sh("pilot-dbd01", f"getent ahostsv4 {node} | head -n 1 | cut -d' ' -f1")
+    log = sh("pilot-dbd01", "journalctl -u lab-mirror --no-pager -o cat")
+    fetched = rf'^{re.escape(address)} .*"GET /pypi/packages/{re.escape(local_mirror.PROBE_WHEEL)} HTTP/1\.1" 200'
+    assert re.search(fetched, log, re.M), log[-2000:]
 
 
 def test_each_job_has_its_own_tmp_and_shm_gone_with_it(lab: Lab) -> None:
