@@ -30,7 +30,11 @@ def variables_section(role: Path) -> str:
                 kind = f"list of {option.get('elements', 'str')}"
             default = "required" if option.get("required") else f"`{option.get('default')!r}`"
             choices = f" One of: {', '.join(map(str, option['choices']))}." if "choices" in option else ""
-            lines.append(f"| `{name}` | {kind} | {default} | {option.get('description', '')}{choices} |")
+            # Ansible's argument specs take a description as a string or a list of paragraphs
+            description = option.get("description", "")
+            if isinstance(description, list):
+                description = " ".join(description)
+            lines.append(f"| `{name}` | {kind} | {default} | {description}{choices} |")
         lines.append("")
     lines.append(END)
     return "\n".join(lines)
