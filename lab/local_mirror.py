@@ -27,6 +27,8 @@ DEFAULT_DIR = ROOT / "build" / "lab" / "mirror"
 PACKAGES = ("apptainer",)
 IMAGE = "gpucluster/lab:sid"
 KEY = "archive-key.asc"
+# The signed Release: a mirror directory with it holds the Debian repository.
+IN_RELEASE = Path("debian", "dists", "sid", "InRelease")
 # The one project of the package index: a module that says where it came from.
 PROBE = "gpucluster-lab-probe"
 PROBE_WHEEL = "gpucluster_lab_probe-1.0-py3-none-any.whl"
@@ -63,7 +65,7 @@ cp "$work/archive-key.asc" /out/
 def built(directory: Path) -> bool:
     return (
         (directory / KEY).is_file()
-        and (directory / "debian" / "dists" / "sid" / "InRelease").is_file()
+        and (directory / IN_RELEASE).is_file()
         and (directory / "pypi" / "simple" / PROBE / "index.html").is_file()
     )
 
@@ -106,7 +108,7 @@ def build(directory: Path = DEFAULT_DIR) -> Path:
     if built(directory):
         return directory
     directory.mkdir(parents=True, exist_ok=True)
-    if not (directory / "debian" / "dists" / "sid" / "InRelease").is_file():
+    if not (directory / IN_RELEASE).is_file():
         mount = f"{directory.resolve()}:/out"
         result = subprocess.run(
             ["docker", "run", "--rm", "-v", mount, IMAGE, "bash", "-c", BUILD, "build", *PACKAGES],
