@@ -28,7 +28,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf impor
 from ansible_collections.gpucluster.cluster.plugins.module_utils.validate import GPU_CATALOGUE
 from ansible_collections.gpucluster.cluster.plugins.modules.gpu_facts import gpu_host
 
-from tests.helpers.tools import load_tool
+from tests.helpers.tools import load_tool, render_torchrun_sbatch
 
 check = load_tool("gpu", "gpucluster-gpu-check")
 
@@ -326,3 +326,64 @@ def test_the_ddp_example_trains_on_the_gpu_with_nccl(tmp_path: Path, launcher: s
     assert "NCCL INFO" in first, "the all-reduce did not go through NCCL"
     assert "trained 5 steps on 1 ranks" in first and checkpoint.is_file()
     assert "rank 0: resumed from step 5" in second and "trained 8 steps on 1 ranks" in second, second[-3000:]
+
+
+SRUN_STAND_IN = """#!/bin/sh
+# Stands in for Slurm's launcher on this host (no slurmctld here): one node, so one task - the command itself.
+while [ "${1#--}" != "$1" ]; do shift; done
+exec "$@"
+"""
+SCONTROL_STAND_IN = """#!/bin/sh
+# scontrol show hostnames <list>: the names, one per line.
+[ "$1 $2" = "show hostnames" ] && echo "$3" | tr , '\\n'
+"""
+
+
+@pytest.mark.parametrize("store", ["tcp", "file"])
+def test_torchrun_sbatch_meets_in_its_rendezvous_on_the_gpu(tmp_path: Path, store: str) -> None:
+    """The users' torchrun.sbatch itself (rendered from the user_env role's template) on this GPU, through each of its
+    rendezvous stores: c10d over TCP on the job's first node (PyTorch with libuv) and the file in the job's working
+    directory (Debian 13's PyTorch, TORCHRUN_RDZV_STORE=file here), NCCL's all-reduce on the GPU. srun and scontrol are
+    stand-ins (one node, no slurmctld on this host); what runs is the script's own torchrun command line."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available() or not torch.distributed.is_nccl_available():
+        pytest.skip("PyTorch here has no CUDA or no NCCL")
+    script = render_torchrun_sbatch(sys.executable, str(EXAMPLE.parent))
+    (tmp_path / "torchrun.sbatch").write_text(script)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("srun", SRUN_STAND_IN), ("scontrol", SCONTROL_STAND_IN)):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    job = tmp_path / "job"
+    job.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NCCL_", "SLURM_", "TORCHELASTIC_", "TORCHRUN_"))}
+    env.update(
+        PATH=f"{bin_dir}:{env['PATH']}",
+        SLURM_JOB_ID="4242",
+        SLURM_NNODES="1",
+        SLURM_JOB_NODELIST="localhost",
+        SLURM_GPUS_ON_NODE="1",
+        TORCHRUN_RDZV_STORE=store,
+        NCCL_DEBUG="INFO",
+        NCCL_DEBUG_SUBSYS="INIT",
+    )
+    out = subprocess.run(
+        ["bash", str(tmp_path / "torchrun.sbatch"), "--steps", "3", "--checkpoint", str(job / "ddp.pt")],
+        cwd=job,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
+    log = out.stdout + out.stderr
+    print(log[-3000:])
+    assert out.returncode == 0, log[-3000:]
+    assert "rank 0/1 on" in log and "all_reduce=1 expected=1" in log, log[-3000:]
+    assert "NCCL INFO" in log, "the all-reduce did not go through NCCL"
+    assert "trained 3 steps on 1 ranks" in log, log[-3000:]
+    said_file = "the rendezvous goes through" in log
+    assert said_file == (store == "file"), log[-3000:]
+    # The file store's rendezvous file is the job's own and is gone when the job ends.
+    assert not list(job.glob(".torchrun-rdzv-*"))
