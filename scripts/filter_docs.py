@@ -35,6 +35,9 @@ PARAMETERS = {
     "spec": "The cluster model's variables: every C(cluster_*) inventory variable without its prefix, as the"
     " cluster role gathers them.",
     "groups": "Ansible's C(groups): every inventory group with its hosts.",
+    "plan": "The run's plan of the cluster (the fact C(cluster_plan), see the C(cluster_plan) filter).",
+    "held": "The plan the run's opening validation built (C(hostvars['localhost'].cluster_plan)); none when there is"
+    " none.",
     "group_names": "Ansible's C(group_names) of the host: the groups it is in.",
     "host": "The inventory name of the host.",
     "hosts": "Inventory host names.",

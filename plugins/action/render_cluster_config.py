@@ -1,6 +1,7 @@
 """Render slurm.conf, gres.conf and the topology file of the cluster model into a directory on the
-Ansible controller, in one task: the model is computed once, the role's templates lay it out, and only
-files whose content changed are written (check mode and --diff supported)."""
+Ansible controller, in one task: from the run's plan (``plan``: what the opening validation built, used while it
+stands for this inventory) or a plan built here, the role's templates lay it out, and only files whose content
+changed are written (check mode and --diff supported)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from ansible.errors import AnsibleActionFail
 from ansible.plugins.action import ActionBase
 from ansible.template import trust_as_template
 from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
-from ansible_collections.gpucluster.cluster.plugins.module_utils.render import configs_from_inventory
+from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import plan_for
 
 
 class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type information
@@ -21,7 +22,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
 
     TRANSFERS_FILES = False
     _requires_connection = False
-    _VALID_ARGS = frozenset(("spec", "groups", "dest", "mode"))
+    _VALID_ARGS = frozenset(("spec", "groups", "plan", "dest", "mode"))
 
     def run(self, tmp: Any = None, task_vars: dict[str, Any] | None = None) -> dict[str, Any]:
         result: dict[str, Any] = super().run(tmp, task_vars)
@@ -29,7 +30,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         dest = Path(str(args["dest"])).expanduser()
         mode = int(str(args.get("mode", "0644")), 8)
         try:
-            configs = configs_from_inventory(args["spec"], args["groups"])
+            configs = plan_for(args["spec"], args["groups"], args.get("plan"))[0]["configs"]
         except InventoryError as exc:
             raise AnsibleActionFail("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
 

@@ -18,7 +18,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.firewall import
     services,
     source_networks,
 )
-from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import pods_or_raise
+from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import host_pod
 
 
 def _address(variables: Mapping[str, Any]) -> str:
@@ -31,7 +31,7 @@ def _address(variables: Mapping[str, Any]) -> str:
 
 
 def firewall_ruleset(
-    spec: Mapping[str, Any],
+    plan: Mapping[str, Any],
     host: str,
     groups: Mapping[str, Sequence[str]],
     hostvars: Mapping[str, Any],
@@ -42,9 +42,8 @@ def firewall_ruleset(
     port), dcgm, grafana, login_pool, login_pool_ssh_port, ssh_port, ansible_client (the address Ansible's SSH
     comes from: a table that would shut it out is refused). Every inventory host needs an address (ansible_host or
     gathered facts)."""
-    pods = pods_or_raise(spec, groups)
-    cluster = next((pod for pod in pods.values() if host in pod.controllers + pod.compute + pod.login), None)
-    cluster = cluster or next(iter(pods.values()))
+    ports = plan["firewall"]["ports"]
+    cluster = ports.get(host_pod(plan, host), next(iter(ports.values())))
     addresses = {name: _address(hostvars[name]) for name in groups.get("all", ())}
     missing = sorted(name for name, address in addresses.items() if not address)
     if missing:

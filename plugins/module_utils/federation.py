@@ -111,6 +111,14 @@ def pod_of(host: str, groups: Mapping[str, Sequence[str]], federation: Federatio
     return ""
 
 
+def host_independent(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The spec without what a host's own view adds and build_pods does not read: the host's pod (set per pod) and,
+    in a federation, the inventory-wide controller VIP (each pod's is its own, see scope_to_pod), which a pod's
+    hosts may see as their pod's pacemaker_vip."""
+    ignored = {"pod", "controller_vip"} if spec.get("federation") else {"pod"}
+    return {str(key): value for key, value in spec.items() if key not in ignored}
+
+
 def scope_to_pod(
     spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]
 ) -> tuple[dict[str, Any], dict[str, Sequence[str]], list[str]]:

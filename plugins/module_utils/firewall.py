@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import netaddr
 
@@ -284,23 +285,35 @@ def _setting(settings: Mapping[str, object], key: str, default: str) -> str:
     return default
 
 
-def services(cluster: Cluster, roles: Mapping[str, object]) -> Services:
-    """The ports of the cluster's slurm.conf (cluster_slurm_config included), Pacemaker where the controllers share a
-    VIP, and the roles' settings: ports (exporter -> port), dcgm, grafana, login_pool, login_pool_ssh_port,
-    ssh_port."""
+def cluster_ports(cluster: Cluster) -> dict[str, Any]:
+    """What the firewall takes from the cluster model: the ports of its slurm.conf (cluster_slurm_config included),
+    the REST API's, and whether Pacemaker runs (the controllers share a VIP) - plain data, part of the run's plan."""
     settings = merged_settings(cluster)
+    return {
+        "slurmctld_ports": _setting(settings, "SlurmctldPort", "6817"),
+        "slurmd_port": int(_setting(settings, "SlurmdPort", "6818")),
+        "dbd_port": int(_setting(settings, "AccountingStoragePort", "6819")),
+        "srun_ports": _setting(settings, "SrunPortRange", SRUN_PORT_RANGE),
+        "rest_api_port": cluster.rest_api.port if cluster.rest_api.enabled else 0,
+        "pacemaker": bool(cluster.controller_vip),
+    }
+
+
+def services(cluster: Mapping[str, Any], roles: Mapping[str, object]) -> Services:
+    """The cluster's ports (cluster_ports) and the roles' settings: ports (exporter -> port), dcgm, grafana,
+    login_pool, login_pool_ssh_port, ssh_port."""
     ports = roles.get("ports")
     return Services(
-        slurmctld_ports=_setting(settings, "SlurmctldPort", "6817"),
-        slurmd_port=int(_setting(settings, "SlurmdPort", "6818")),
-        dbd_port=int(_setting(settings, "AccountingStoragePort", "6819")),
-        srun_ports=_setting(settings, "SrunPortRange", SRUN_PORT_RANGE),
-        rest_api_port=cluster.rest_api.port if cluster.rest_api.enabled else 0,
+        slurmctld_ports=str(cluster["slurmctld_ports"]),
+        slurmd_port=int(cluster["slurmd_port"]),
+        dbd_port=int(cluster["dbd_port"]),
+        srun_ports=str(cluster["srun_ports"]),
+        rest_api_port=int(cluster["rest_api_port"]),
         ssh_port=int(str(roles.get("ssh_port") or 22)),
         ports={str(name): int(str(port)) for name, port in ports.items()} if isinstance(ports, Mapping) else {},
         dcgm=bool(roles.get("dcgm")),
         grafana=bool(roles.get("grafana", True)),
-        pacemaker=bool(cluster.controller_vip),
+        pacemaker=bool(cluster["pacemaker"]),
         login_pool=bool(roles.get("login_pool")),
         login_pool_ssh_port=int(str(roles.get("login_pool_ssh_port") or 22)),
     )

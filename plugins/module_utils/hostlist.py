@@ -194,6 +194,17 @@ def expand(expression: str | Iterable[str]) -> list[str]:
     return list(nodeset)
 
 
+@lru_cache(maxsize=256)
+def _parsed(expression: str) -> NodeSet:
+    return NodeSet(expression)
+
+
+def holds(expression: str, name: str) -> bool:
+    """Whether a folded expression (fold's) holds the name, without expanding it: a membership test on the few
+    patterns of the expression, parsed once per process."""
+    return bool(expression) and name in _parsed(expression)
+
+
 def padding_collisions(names: Iterable[str]) -> list[tuple[str, str]]:
     """Pairs of names that differ only in zero padding or letter case (gpu1/gpu01, Gpu01/gpu01).
 

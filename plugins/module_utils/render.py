@@ -91,11 +91,6 @@ def config_from_inventory(spec: Mapping[str, Any], groups: Mapping[str, Sequence
     return cluster_config(build_cluster(spec, groups))
 
 
-def configs_from_inventory(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> dict[str, dict[str, Any]]:
-    """Every cluster's config: {"": config} for one cluster, {pod: config} for each pod of a federation."""
-    return {pod: cluster_config(cluster) for pod, cluster in build_pods(spec, groups).items()}
-
-
 def inventory_errors(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> list[str]:
     """Every validation error of an inventory, every pod and the rules across pods (empty when valid)."""
     try:

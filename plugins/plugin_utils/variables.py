@@ -24,11 +24,13 @@ ROOT = Path(__file__).resolve().parents[2]
 # Facts returned by the collection's modules (cached by Ansible's fact cache between runs).
 MODULE_FACTS = frozenset({"gpu_host"})
 _SET_FACT = ("ansible.builtin.set_fact", "set_fact")
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _load(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        # libyaml's loader where PyYAML has it: every role's files are read at each run's validation
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
     except (OSError, yaml.YAMLError):
         return None
 

@@ -6,13 +6,12 @@ from typing import Any
 
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.filter.cluster import (
-    cluster_configs,
-    cluster_node_gpus,
+    cluster_node_gpu,
+    cluster_plan,
     cluster_pod,
     cluster_pod_hosts,
     cluster_pod_leaders,
     cluster_state_save_location,
-    cluster_user_views,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_pods
@@ -173,7 +172,8 @@ def test_each_pods_own_errors_name_the_pod() -> None:
 
 def test_filters_give_each_host_its_pod() -> None:
     spec, groups = fed_spec(), fed_groups()
-    configs = cluster_configs(spec, groups)
+    plan = cluster_plan(spec, groups)
+    configs = plan["configs"]
     assert set(configs) == {"pod1", "pod2"}
     assert configs["pod2"]["name"] == "pod2"
     federation = spec["federation"]
@@ -185,9 +185,9 @@ def test_filters_give_each_host_its_pod() -> None:
     assert cluster_pod_hosts(groups["controllers"], groups, {}, "p2-gpu01") == groups["controllers"]
     assert cluster_pod_leaders(groups["controllers"], groups, federation) == ["p1-ctl01", "p2-ctl01"]
     assert cluster_pod_leaders(groups["controllers"], groups, {}) == ["p1-ctl01"]
-    gpus = cluster_node_gpus(spec, groups)
-    assert set(gpus) == {"p1-gpu01", "p1-gpu02", "p2-gpu01", "p2-gpu02"}
-    views = cluster_user_views(spec, groups)
+    gpus = {host for host in groups["all"] if cluster_node_gpu(plan, host)}
+    assert gpus == {"p1-gpu01", "p1-gpu02", "p2-gpu01", "p2-gpu02"}
+    views = plan["user_views"]
     assert views["pod1"]["federation"] == {"name": "fed", "clusters": ["pod1", "pod2"]}
 
 

@@ -62,7 +62,7 @@ def test_ports_come_from_slurm_conf_and_the_rest_api() -> None:
     spec = valid_spec()
     spec["slurm_config"] = {"SlurmctldPort": "6900-6901", "SrunPortRange": "40000-40100"}
     spec["rest_api"] = {"enabled": True, "port": 6999}
-    services = firewall.services(build_cluster(spec, valid_groups()), {"ports": {"node": 9200}})
+    services = firewall.services(firewall.cluster_ports(build_cluster(spec, valid_groups())), {"ports": {"node": 9200}})
     found = opened(["controllers"], services)
     assert found[("tcp", "6900-6901")] == ("cluster",) and found[("tcp", "40000-40100")] == ("cluster",)
     assert found[("tcp", "6999")] == ("cluster", "admins") and found[("tcp", "9200")] == ("monitoring",)

@@ -8,6 +8,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import
     expand,
     fold,
     fold_chunks,
+    holds,
     padding_collisions,
 )
 
@@ -67,3 +68,10 @@ def test_fast_fold_matches_clustershell_fromlist() -> None:
             for _ in range(rng.randint(1, 60))
         }
         assert fold(sorted(names)) == str(NodeSet.fromlist(sorted(names)))
+
+
+def test_holds_tests_membership_of_a_folded_expression_without_expanding() -> None:
+    folded = fold([f"gpu{n:04d}" for n in range(1, 12801)] + ["login01", "rack1-node7"])
+    assert holds(folded, "gpu0001") and holds(folded, "gpu12800") and holds(folded, "rack1-node7")
+    assert not holds(folded, "gpu12801") and not holds(folded, "gpu1") and not holds(folded, "login02")
+    assert not holds("", "gpu0001")

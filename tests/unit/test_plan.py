@@ -1,0 +1,92 @@
+"""The run's plan (module_utils/plan.py): built once from the model by the opening validation, taken by the roles
+while it stands for the same inventory, never used for another."""
+
+from __future__ import annotations
+
+import pytest
+from ansible_collections.gpucluster.cluster.plugins.filter.cluster import cluster_validation
+from ansible_collections.gpucluster.cluster.plugins.module_utils import plan as plan_module
+from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import (
+    build_plan,
+    fingerprint,
+    host_pod,
+    node_gpu,
+    plan_for,
+    validated_plan,
+)
+
+from .factory import valid_groups, valid_spec
+from .test_federation import fed_groups, fed_spec
+
+
+def test_the_plan_holds_what_the_roles_read_of_the_model() -> None:
+    plan = build_plan(valid_spec(), valid_groups())
+    assert plan["configs"][""]["name"] == "lab" and "slurm.conf" in plan["configs"][""]["files"]
+    assert plan["user_views"][""]["partitions"]
+    assert node_gpu(plan, "gpu01")["count"] == 4 and "hosts" not in node_gpu(plan, "gpu01")
+    assert node_gpu(plan, "cpu01") == {} and node_gpu(plan, "nowhere") == {}
+    assert plan["firewall"]["ports"][""]["slurmd_port"] == 6818
+    assert host_pod(plan, "gpu01") == "" and host_pod(plan, "db01") is None
+
+
+def test_the_hosts_own_view_does_not_change_the_fingerprint_the_groups_do() -> None:
+    spec, groups = fed_spec(), fed_groups()
+    assert fingerprint({**spec, "pod": "pod1"}, groups) == fingerprint({**spec, "pod": "pod2"}, groups)
+    # a pod's hosts may see their pod's VIP as the inventory-wide one, which no pod's model reads
+    assert fingerprint({**spec, "controller_vip": "10.10.1.10"}, groups) == fingerprint(spec, groups)
+    plan = build_plan(spec, groups)
+    assert build_plan({**spec, "controller_vip": "10.10.1.10"}, groups)["configs"] == plan["configs"]
+    one = valid_spec()
+    assert fingerprint({**one, "controller_vip": "10.0.0.5"}, valid_groups()) != fingerprint(one, valid_groups())
+    assert fingerprint(spec, groups) != fingerprint(spec, {**groups, "gpucluster_new": ["p1-gpu01"]})
+    changed = fed_spec()
+    changed["name"] = "other"
+    assert fingerprint(spec, groups) != fingerprint(changed, groups)
+
+
+def test_a_held_plan_is_taken_only_for_its_own_inventory(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec, groups = valid_spec(), valid_groups()
+    held = build_plan(spec, groups)
+    builds: list[int] = []
+    real = plan_module.build_pods
+
+    def counting(*args: object) -> object:
+        builds.append(1)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(plan_module, "build_pods", counting)
+    taken, built = plan_for({**spec, "pod": ""}, groups, held)
+    assert (taken, built, builds) == (held, False, [])
+    # another inventory (a node type's count changed), a plan of another format, or none: built anew
+    other = valid_spec()
+    other["node_types"]["h100"]["gpu"]["count"] = 8
+    for held_plan, given in ((held, other), ({**held, "format": 0}, spec), (None, spec), ("text", spec)):
+        fresh, built = plan_for(given, groups, held_plan)
+        assert built
+    assert len(builds) == 4
+    assert fresh["configs"] == held["configs"]
+    assert node_gpu(plan_for(other, groups, held)[0], "gpu01")["count"] == 8
+
+
+def test_federation_plan_has_each_pods_files_and_hosts() -> None:
+    plan = build_plan(fed_spec(), fed_groups())
+    assert set(plan["configs"]) == {"pod1", "pod2"}
+    assert host_pod(plan, "p2-gpu01") == "pod2" and host_pod(plan, "p1-ctl02") == "pod1"
+    assert host_pod(plan, "db01") is None
+    assert plan["user_views"]["pod2"]["federation"]["clusters"] == ["pod1", "pod2"]
+
+
+def test_an_invalid_inventory_has_its_problems_and_no_plan() -> None:
+    spec = valid_spec()
+    spec["slurm_config"] = {"SchedulerParameters": "bf_continue\nNodeName=evil"}
+    problems, plan = validated_plan(spec, valid_groups())
+    assert problems and "holds a newline" in problems[0] and plan == {}
+    assert cluster_validation(spec, valid_groups()) == {"problems": problems, "plan": {}}
+    with pytest.raises(InventoryError):
+        build_plan(spec, valid_groups())
+
+
+def test_a_valid_inventory_validates_to_its_plan() -> None:
+    result = cluster_validation(valid_spec(), valid_groups())
+    assert result["problems"] == [] and result["plan"] == build_plan(valid_spec(), valid_groups())
