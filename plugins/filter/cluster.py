@@ -34,8 +34,8 @@ def cluster_state_save_location(
     cluster_slurm_config for that pod), else cluster_slurm_config's, else the model's default."""
     parsed = federation_of(federation)
     pod = parsed.pod_of_groups(group_names) if parsed else None
-    if pod is not None and "slurm_config" in pod.overrides:
-        slurm_config = pod.overrides["slurm_config"]
+    if pod is not None:
+        slurm_config = pod.settings({"slurm_config": slurm_config})["slurm_config"]
     return state_save_location(slurm_config)
 
 

@@ -11,21 +11,18 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring import (
     alertmanager_config,
     alertmanager_errors,
-    prometheus_config,
+    prometheus_config_of,
 )
-from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import pods_or_raise
 
 
-def monitoring_prometheus_config(
-    spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]], settings: Mapping[str, Any]
-) -> dict[str, Any]:
-    """prometheus.yml as data: scrape jobs for every exporter the inventory places. settings: monitoring_hosts,
-    ports (exporter -> port), dcgm (scrape the DCGM exporter), dcgm_web (it reads the web configuration), haproxy
-    (scrape the login pool's HAProxy), scrape_interval, evaluation_interval, web (ca_file, username, password_file:
-    the exporters with a web configuration, Prometheus and Alertmanager reached over HTTPS with basic auth; empty:
-    plain HTTP)."""
-    pods = pods_or_raise(spec, groups)
-    return prometheus_config(
+def monitoring_prometheus_config(plan: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str, Any]:
+    """prometheus.yml as data: scrape jobs for every exporter the inventory places, from the run's plan (each pod's
+    monitoring view). settings: monitoring_hosts, ports (exporter -> port), dcgm (scrape the DCGM exporter),
+    dcgm_web (it reads the web configuration), haproxy (scrape the login pool's HAProxy), scrape_interval,
+    evaluation_interval, web (ca_file, username, password_file: the exporters with a web configuration, Prometheus
+    and Alertmanager reached over HTTPS with basic auth; empty: plain HTTP)."""
+    pods = plan["monitoring"]
+    return prometheus_config_of(
         next(iter(pods.values())),
         list(settings["monitoring_hosts"]),
         ports=settings.get("ports") or {},

@@ -46,6 +46,11 @@ class Pod:
     group: str
     overrides: Mapping[str, Any]
 
+    def settings(self, shared: Mapping[str, Any]) -> dict[str, Any]:
+        """The shared settings with this pod's own in place of theirs: the one place where a pod's setting replaces
+        the shared one (the model's input, the StateSaveLocation the roles read, the checks across pods)."""
+        return {**shared, **self.overrides}
+
 
 @dataclass(frozen=True, slots=True)
 class Federation:
@@ -144,7 +149,7 @@ def scope_to_pod(
         for name, hosts in groups.items()
     }
     # The VIP follows the pod's own controller pair: never another pod's (nor the inventory-wide default).
-    result = {**plain, "controller_vip": "", **pod.overrides, "name": pod.name, "federation": federation.name}
+    result = {**pod.settings({**plain, "controller_vip": ""}), "name": pod.name, "federation": federation.name}
     # Addresses of every pod's controllers (facts of the whole inventory): this pod's only.
     addresses = spec.get("controller_addresses")
     if isinstance(addresses, Mapping):
@@ -265,7 +270,7 @@ def _pod_settings(spec: Mapping[str, Any], federation: Federation) -> list[str]:
     vips: dict[str, str] = {}
     for pod in federation.pods:
         where = f"cluster_federation.pods.{pod.name}"
-        release_text = str(pod.overrides.get("slurm_release") or dbd_text)
+        release_text = str(pod.settings(spec).get("slurm_release") or dbd_text)
         if release_text in KNOWN_RELEASES and dbd_text in KNOWN_RELEASES:
             dbd, release = Release.parse(dbd_text), Release.parse(release_text)
             if not accepts(dbd, release):

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .cluster_types import Cluster
+from .hostlist import expand, fold, holds
 from .slurmconf import metrics_enabled
 
 DEFAULT_PORTS = {
@@ -61,58 +62,88 @@ def slurmctld_port(cluster: Cluster) -> int:
     return 6817
 
 
-def slurmctld_metrics_jobs(cluster: Cluster) -> list[dict[str, Any]]:
+def monitoring_view(cluster: Cluster) -> dict[str, Any]:
+    """What Prometheus' configuration reads of a cluster, as plain data (part of the run's plan): the service hosts,
+    the compute nodes and each node type's hosts folded (small at 12,800 nodes), slurmctld's endpoints."""
+    return {
+        "name": cluster.name,
+        "federation": cluster.federation,
+        "controllers": list(cluster.controllers),
+        "dbd": list(cluster.dbd),
+        "login": list(cluster.login),
+        "storage": list(cluster.storage),
+        "compute": fold(cluster.compute),
+        "controller_vip": cluster.controller_vip,
+        "node_types": [
+            {"name": nt.name, "hosts": fold(nt.hosts), "gpu_type": nt.gpu.type if nt.gpu else ""}
+            for nt in cluster.node_types
+        ],
+        "slurmctld_metrics": metrics_enabled(cluster),
+        "slurmctld_port": slurmctld_port(cluster),
+    }
+
+
+def slurmctld_metrics_jobs(view: Mapping[str, Any]) -> list[dict[str, Any]]:
     """A job per endpoint of slurmctld (MetricsType=metrics/openmetrics); none where the release has none."""
-    if not metrics_enabled(cluster):
+    if not view["slurmctld_metrics"]:
         return []
-    targets = [cluster.controller_vip] if cluster.controller_vip else list(cluster.controllers)
+    targets = [view["controller_vip"]] if view["controller_vip"] else list(view["controllers"])
     jobs = []
     for endpoint in SLURMCTLD_ENDPOINTS:
-        job = _job(f"slurmctld_{endpoint}", [(targets, {})], slurmctld_port(cluster))
+        job = _job(f"slurmctld_{endpoint}", [(targets, {})], int(view["slurmctld_port"]))
         if job:
             jobs.append({**job, "metrics_path": f"/metrics/{endpoint}", "metric_relabel_configs": SLURMCTLD_RENAME})
     return jobs
 
 
 def scrape_configs(
-    cluster: Cluster, monitoring_hosts: Sequence[str], ports: Mapping[str, int], dcgm: bool, haproxy: bool = False
+    view: Mapping[str, Any],
+    monitoring_hosts: Sequence[str],
+    ports: Mapping[str, int],
+    dcgm: bool,
+    haproxy: bool = False,
 ) -> list[dict[str, Any]]:
     """One job per exporter; compute nodes in one static group per node type (O(node types) entries)."""
     port = {**DEFAULT_PORTS, **ports}
-    compute = set(cluster.compute)
     service_hosts = [
         h
-        for h in (*cluster.controllers, *cluster.dbd, *cluster.login, *cluster.storage, *monitoring_hosts)
-        if h not in compute
+        for h in (*view["controllers"], *view["dbd"], *view["login"], *view["storage"], *monitoring_hosts)
+        if not holds(view["compute"], h)
     ]
+    node_types = [(expand(nt["hosts"]) if nt["hosts"] else [], nt) for nt in view["node_types"]]
     node_groups: list[tuple[Sequence[str], Mapping[str, str]]] = [(service_hosts, {})]
-    node_groups += [(nt.hosts, {"node_type": nt.name}) for nt in cluster.node_types]
+    node_groups += [(hosts, {"node_type": nt["name"]}) for hosts, nt in node_types]
     gpu_groups: list[tuple[Sequence[str], Mapping[str, str]]] = [
-        (nt.hosts, {"node_type": nt.name, "gpu_type": nt.gpu.type}) for nt in cluster.gpu_node_types if nt.gpu
+        (hosts, {"node_type": nt["name"], "gpu_type": nt["gpu_type"]}) for hosts, nt in node_types if nt["gpu_type"]
     ]
     jobs = [
         _job("node", node_groups, port["node"]),
-        _job("slurm", [(cluster.controllers, {})], port["slurm"]),
-        _job("mysqld", [(cluster.dbd, {})], port["mysqld"]),
+        _job("slurm", [(view["controllers"], {})], port["slurm"]),
+        _job("mysqld", [(view["dbd"], {})], port["mysqld"]),
         _job("dcgm", gpu_groups if dcgm else [], port["dcgm"]),
-        _job("haproxy", [(cluster.login, {})] if haproxy else [], port["haproxy"]),
+        _job("haproxy", [(view["login"], {})] if haproxy else [], port["haproxy"]),
         _job("prometheus", [(monitoring_hosts, {})], port["prometheus"]),
         _job("alertmanager", [(monitoring_hosts, {})], port["alertmanager"]),
-        *slurmctld_metrics_jobs(cluster),
+        *slurmctld_metrics_jobs(view),
     ]
     return [job for job in jobs if job]
 
 
 def federation_scrape_configs(
-    pods: Mapping[str, Cluster], monitoring_hosts: Sequence[str], ports: Mapping[str, int], dcgm: bool, haproxy: bool
+    pods: Mapping[str, Mapping[str, Any]],
+    monitoring_hosts: Sequence[str],
+    ports: Mapping[str, int],
+    dcgm: bool,
+    haproxy: bool,
 ) -> list[dict[str, Any]]:
     """One Prometheus for every pod of a federation: each pod's jobs merged by name, every target once, and
     the groups of a pod's own hosts (controllers, login, node types) labelled slurm_cluster=<pod>."""
     jobs: dict[str, dict[str, Any]] = {}
     seen: set[tuple[str, str]] = set()
-    for pod, cluster in pods.items():
-        own = {f"{host}:" for host in (*cluster.controllers, *cluster.compute, *cluster.login, cluster.controller_vip)}
-        for job in scrape_configs(cluster, monitoring_hosts, ports, dcgm, haproxy):
+    for pod, view in pods.items():
+        hosts = (*view["controllers"], *(expand(view["compute"]) if view["compute"] else []), *view["login"])
+        own = {f"{host}:" for host in (*hosts, view["controller_vip"])}
+        for job in scrape_configs(view, monitoring_hosts, ports, dcgm, haproxy):
             merged = jobs.setdefault(job["job_name"], {**job, "static_configs": []})
             for group in job["static_configs"]:
                 targets = [t for t in group["targets"] if (job["job_name"], t) not in seen]
@@ -156,19 +187,32 @@ def prometheus_config(
     cluster: Cluster,
     monitoring_hosts: Sequence[str],
     *,
+    pods: Mapping[str, Cluster] | None = None,
+    **settings: Any,
+) -> dict[str, Any]:
+    """prometheus_config_of the cluster's (and the pods') monitoring_view."""
+    views = {pod: monitoring_view(one) for pod, one in pods.items()} if pods else None
+    return prometheus_config_of(monitoring_view(cluster), monitoring_hosts, pods=views, **settings)
+
+
+def prometheus_config_of(
+    cluster: Mapping[str, Any],
+    monitoring_hosts: Sequence[str],
+    *,
     ports: Mapping[str, int] | None = None,
     dcgm: bool = False,
     haproxy: bool = False,
     scrape_interval: str = "30s",
     evaluation_interval: str = "30s",
-    pods: Mapping[str, Cluster] | None = None,
+    pods: Mapping[str, Mapping[str, Any]] | None = None,
     web: Mapping[str, str] | None = None,
     dcgm_web: bool = False,
 ) -> dict[str, Any]:
-    """prometheus.yml: global settings with the cluster as external label, Alertmanagers, rules, scrapes.
-    With ``pods`` (a federation), the scrapes of every pod and the federation's name as external label. With
-    ``web`` (ca_file, username, password_file), the exporters that serve TLS and basic auth and Alertmanager are
-    reached over HTTPS with that user; DCGM's exporter too with ``dcgm_web`` (it reads the web configuration)."""
+    """prometheus.yml from a cluster's monitoring_view: global settings with the cluster as external label,
+    Alertmanagers, rules, scrapes. With ``pods`` (a federation: each pod's view), the scrapes of every pod and the
+    federation's name as external label. With ``web`` (ca_file, username, password_file), the exporters that serve
+    TLS and basic auth and Alertmanager are reached over HTTPS with that user; DCGM's exporter too with
+    ``dcgm_web`` (it reads the web configuration)."""
     port = {**DEFAULT_PORTS, **(ports or {})}
     scrapes = (
         federation_scrape_configs(pods, monitoring_hosts, port, dcgm, haproxy)
@@ -182,7 +226,7 @@ def prometheus_config(
         "global": {
             "scrape_interval": scrape_interval,
             "evaluation_interval": evaluation_interval,
-            "external_labels": {"cluster": cluster.federation or cluster.name},
+            "external_labels": {"cluster": cluster["federation"] or cluster["name"]},
         },
         "alerting": {"alertmanagers": [alertmanagers]},
         "rule_files": ["rules/*.yml"],

@@ -3,7 +3,8 @@
 The opening play (playbooks/boilerplate.yml) validates the inventory and, when it is valid, builds the plan from
 the same model (one build per pod) and leaves it as the fact ``cluster_plan`` of localhost. The roles take it
 from there (``cluster_plan`` filter, the cluster role's ``plan`` entry point): each reads its slice - a pod's
-Slurm files, the users' view, a host's GPUs, the firewall's ports - instead of building the model again. The
+Slurm files, the users' view, a host's GPUs, the firewall's ports, Prometheus' targets - instead of building the
+model again. The
 plan carries the fingerprint of the inventory it was built from (the model's variables and the groups); a play
 that sees another inventory (a group added during the run, a role run alone) builds its own, so a stale plan is
 never used.
@@ -21,6 +22,7 @@ from .federation import host_independent
 from .firewall import cluster_ports
 from .hostlist import fold, holds
 from .model import build_pods
+from .monitoring import monitoring_view
 from .render import cluster_config
 from .slurmconf import gpu_index_order
 from .userview import user_view
@@ -107,6 +109,7 @@ def plan_of(pods: Mapping[str, Cluster], inventory: str) -> dict[str, Any]:
         "configs": configs,
         "user_views": user_views(pods),
         "node_gpus": node_gpus(pods),
+        "monitoring": {pod: monitoring_view(cluster) for pod, cluster in pods.items()},
         "firewall": {
             "ports": {pod: cluster_ports(cluster) for pod, cluster in pods.items()},
             "hosts": {pod: fold((*c.controllers, *c.compute, *c.login)) for pod, c in pods.items()},

@@ -7,7 +7,8 @@ DOCUMENTATION = r"""
 module: render_cluster_config
 short_description: Render the Slurm configuration of the cluster model into a local directory
 description:
-  - Builds the cluster model from the inventory (validating it), lays it out with the C(cluster) role's
+  - Takes the run's plan (O(plan)) where it stands for this inventory, else builds the cluster model from the
+    inventory (validating it); lays it out with the C(cluster) role's
     templates and writes slurm.conf, gres.conf and topology.conf (Slurm < 25.05) or topology.yaml
     (25.05 and later) into O(dest) on the Ansible controller.
   - Only files whose content or mode changed are written; the topology file the release does not read is
@@ -24,6 +25,11 @@ options:
     description: The inventory's groups mapping (the magic variable C(groups)).
     type: dict
     required: true
+  plan:
+    description:
+      - The run's plan, built by the opening validation (C(hostvars['localhost'].cluster_plan)); used where its
+        fingerprint matches O(spec) and O(groups), else the plan is built here. None or omitted - built here.
+    type: raw
   dest:
     description: Directory the files are written to; created when missing.
     type: path

@@ -13,12 +13,14 @@ from typing import Any
 
 import pytest
 import yaml
+from ansible_collections.gpucluster.cluster.plugins.filter.monitoring import monitoring_prometheus_config
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_cluster
 from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring import (
     alertmanager_config,
     alertmanager_errors,
     prometheus_config,
 )
+from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import build_plan
 
 from scripts import dashboards
 from tests.helpers.tls import self_signed
@@ -326,3 +328,16 @@ def test_dcgm_is_scraped_over_tls_only_where_it_reads_the_web_configuration() ->
         jobs = {job["job_name"]: job for job in config["scrape_configs"]}
         assert jobs["dcgm"].get("scheme") == scheme and ("basic_auth" in jobs["dcgm"]) == dcgm_web
         assert jobs["node"]["scheme"] == "https"
+
+
+def test_the_filter_reads_prometheus_targets_from_the_runs_plan() -> None:
+    """monitoring_prometheus_config on the plan (the monitoring role's way) says what prometheus_config says on the
+    model: the same jobs and targets."""
+    plan = build_plan(valid_spec(), valid_groups())
+    settings = {"monitoring_hosts": ["mon01"], "ports": {"slurm": 9341}, "dcgm": True, "haproxy": True}
+    from_plan = monitoring_prometheus_config(plan, settings)
+    cluster = build_cluster(valid_spec(), valid_groups())
+    assert from_plan == prometheus_config(cluster, ["mon01"], ports={"slurm": 9341}, dcgm=True, haproxy=True)
+    node = next(job for job in from_plan["scrape_configs"] if job["job_name"] == "node")
+    h100 = {"targets": [f"gpu0{n}:9100" for n in range(1, 5)], "labels": {"node_type": "h100"}}
+    assert h100 in node["static_configs"]

@@ -28,6 +28,7 @@ def test_the_plan_holds_what_the_roles_read_of_the_model() -> None:
     assert node_gpu(plan, "cpu01") == {} and node_gpu(plan, "nowhere") == {}
     assert plan["firewall"]["ports"][""]["slurmd_port"] == 6818
     assert host_pod(plan, "gpu01") == "" and host_pod(plan, "db01") is None
+    assert plan["monitoring"][""]["controllers"] == ["ctl01"]
 
 
 def test_the_hosts_own_view_does_not_change_the_fingerprint_the_groups_do() -> None:
@@ -71,6 +72,7 @@ def test_a_held_plan_is_taken_only_for_its_own_inventory(monkeypatch: pytest.Mon
 
 def test_federation_plan_has_each_pods_files_and_hosts() -> None:
     plan = build_plan(fed_spec(), fed_groups())
+    assert set(plan["monitoring"]) == {"pod1", "pod2"}
     assert set(plan["configs"]) == {"pod1", "pod2"}
     assert host_pod(plan, "p2-gpu01") == "pod2" and host_pod(plan, "p1-ctl02") == "pod1"
     assert host_pod(plan, "db01") is None
