@@ -28,7 +28,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf impor
 from ansible_collections.gpucluster.cluster.plugins.module_utils.validate import GPU_CATALOGUE
 from ansible_collections.gpucluster.cluster.plugins.modules.gpu_facts import gpu_host
 
-from tests.helpers.tools import load_tool, render_torchrun_sbatch
+from tests.helpers.tools import load_tool, render_torchrun_sbatch, stand_in
 
 check = load_tool("gpu", "gpucluster-gpu-check")
 
@@ -351,10 +351,8 @@ def test_torchrun_sbatch_meets_in_its_rendezvous_on_the_gpu(tmp_path: Path, stor
     script = render_torchrun_sbatch(sys.executable, str(EXAMPLE.parent))
     (tmp_path / "torchrun.sbatch").write_text(script)
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    for name, text in (("srun", SRUN_STAND_IN), ("scontrol", SCONTROL_STAND_IN)):
-        (bin_dir / name).write_text(text)
-        (bin_dir / name).chmod(0o755)
+    stand_in(bin_dir, "srun", SRUN_STAND_IN)
+    stand_in(bin_dir, "scontrol", SCONTROL_STAND_IN)
     job = tmp_path / "job"
     job.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NCCL_", "SLURM_", "TORCHELASTIC_", "TORCHRUN_"))}

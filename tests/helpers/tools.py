@@ -24,6 +24,16 @@ def load_tool(role: str, name: str, subdir: str = "") -> ModuleType:
     return module
 
 
+def stand_in(bin_dir: Path, name: str, script: str) -> Path:
+    """An executable ``name`` in ``bin_dir`` (made when missing) running ``script``: a program the test puts first on
+    PATH in place of one the host lacks or must not run (logger, nvidia-smi, srun, scontrol)."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    program = bin_dir / name
+    program.write_text(script)
+    program.chmod(0o755)
+    return program
+
+
 def render_torchrun_sbatch(python: str, examples_dir: str) -> str:
     """The user_env role's torchrun.sbatch for one GPU per node, rendered as the role renders it (trim_blocks, the
     example's variables), with `python` as the users' interpreter."""

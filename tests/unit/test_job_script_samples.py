@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.tools import ROOT
+from tests.helpers.tools import ROOT, stand_in
 
 SAMPLES = ROOT / "roles" / "cluster" / "files" / "job_scripts"
 
@@ -18,10 +18,7 @@ SAMPLES = ROOT / "roles" / "cluster" / "files" / "job_scripts"
 def quiet_logger(tmp_path: Path) -> Path:
     """A bin directory whose logger writes to a file instead of syslog."""
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir(exist_ok=True)
-    logger = bin_dir / "logger"
-    logger.write_text(f'#!/bin/sh\necho "$*" >>"{tmp_path}/log"\n')
-    logger.chmod(0o755)
+    stand_in(bin_dir, "logger", f'#!/bin/sh\necho "$*" >>"{tmp_path}/log"\n')
     return bin_dir
 
 
@@ -86,9 +83,7 @@ def test_gpu_clean_spares_only_processes_in_slurms_own_job_cgroups(tmp_path: Pat
             (proc / str(process.pid) / "cgroup").write_text(CGROUPS[name])
         bin_dir = quiet_logger(tmp_path)
         pids = "\n".join(str(process.pid) for process in sleepers.values())
-        smi = bin_dir / "nvidia-smi"
-        smi.write_text(f"#!/bin/sh\nprintf '%s\\n' {pids.replace(chr(10), ' ')}\n")
-        smi.chmod(0o755)
+        stand_in(bin_dir, "nvidia-smi", f"#!/bin/sh\nprintf '%s\\n' {pids.replace(chr(10), ' ')}\n")
         env = {
             "PATH": f"{bin_dir}:/usr/bin:/bin",
             "SLURM_JOB_ID": "7",

@@ -8,17 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers.tools import render_torchrun_sbatch
+from tests.helpers.tools import render_torchrun_sbatch, stand_in
 
 
 def test_torchrun_sbatch_refuses_an_unknown_rendezvous_store(tmp_path: Path) -> None:
     script = tmp_path / "torchrun.sbatch"
     script.write_text(render_torchrun_sbatch(sys.executable, str(tmp_path)))
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    srun = bin_dir / "srun"
-    srun.write_text(f'#!/bin/sh\ntouch "{tmp_path}/srun-ran"\n')
-    srun.chmod(0o755)
+    stand_in(bin_dir, "srun", f'#!/bin/sh\ntouch "{tmp_path}/srun-ran"\n')
     env = {
         "PATH": f"{bin_dir}:{os.environ['PATH']}",
         "SLURM_JOB_ID": "7",
