@@ -39,6 +39,7 @@ PARAMETERS = {
     "held": "The plan the run's opening validation built (C(hostvars['localhost'].cluster_plan)); none when there is"
     " none.",
     "group_names": "Ansible's C(group_names) of the host: the groups it is in.",
+    "key": "The name of the setting (a key of cluster_federation.pods.<pod>).",
     "host": "The inventory name of the host.",
     "hosts": "Inventory host names.",
     "names": "Host names.",

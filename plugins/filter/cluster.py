@@ -27,6 +27,17 @@ def cluster_pod(federation: Mapping[str, Any] | None, group_names: Sequence[str]
     return pod.name if pod else ""
 
 
+def cluster_pod_setting(
+    federation: Mapping[str, Any] | None, group_names: Sequence[str], key: str, default: Any = ""
+) -> Any:
+    """A host's value of a setting a pod may replace (fabric, slurm_release, controller_vip, slurm_config): its
+    pod's in cluster_federation, else ``default`` (the shared value; outside any pod or federation, too)."""
+    parsed = federation_of(federation)
+    pod = parsed.pod_of_groups(group_names) if parsed else None
+    value = pod.settings({key: default})[key] if pod is not None else default
+    return default if value is None else value
+
+
 def cluster_state_save_location(
     slurm_config: Mapping[str, Any] | None, federation: Mapping[str, Any] | None, group_names: Sequence[str]
 ) -> str:
@@ -134,6 +145,7 @@ class FilterModule:
         return {
             "cluster_pod": cluster_pod,
             "cluster_pod_hosts": cluster_pod_hosts,
+            "cluster_pod_setting": cluster_pod_setting,
             "cluster_boolean_names": cluster_boolean_names,
             "cluster_pod_leaders": cluster_pod_leaders,
             "cluster_state_save_location": cluster_state_save_location,

@@ -22,12 +22,19 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import (
 def pacemaker_errors(
     controllers: Sequence[str], addresses: Mapping[str, str], settings: Mapping[str, Any]
 ) -> list[str]:
-    """Everything wrong with the pair, the VIP and fencing: settings {vip, cidr_netmask, fence_devices,
-    lab_without_fencing, slurm_vip, slurm_vip_variable} (slurm_vip: the SlurmctldAddr of the pair's cluster, from
-    the variable named by slurm_vip_variable)."""
+    """Everything wrong with the pair, the VIP and fencing: settings {vip, vip_variable, cidr_netmask,
+    fence_devices, lab_without_fencing, slurm_vip, slurm_vip_variable} (vip_variable: the variable the VIP came
+    from, default pacemaker_vip; slurm_vip: the SlurmctldAddr of the pair's cluster, from the variable named by
+    slurm_vip_variable)."""
     errors = pair_errors(list(controllers))
     vip = str(settings.get("vip") or "")
-    errors += vip_errors(vip, int(settings.get("cidr_netmask", 24)), addresses)
+    errors += vip_errors(
+        vip,
+        int(settings.get("cidr_netmask", 24)),
+        addresses,
+        str(settings.get("vip_variable") or "pacemaker_vip"),
+        netmask_variable="pacemaker_vip_cidr_netmask",
+    )
     errors += slurm_vip_errors(
         vip, str(settings.get("slurm_vip") or ""), str(settings.get("slurm_vip_variable") or "cluster_controller_vip")
     )

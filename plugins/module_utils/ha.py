@@ -34,9 +34,16 @@ def fence_packages(devices: Mapping[str, Any], per_agent: bool) -> list[str]:
 
 
 def vip_errors(
-    vip: str, prefix: int, addresses: Mapping[str, str], variable: str = "pacemaker_vip", hosts: str = "controllers"
+    vip: str,
+    prefix: int,
+    addresses: Mapping[str, str],
+    variable: str = "pacemaker_vip",
+    hosts: str = "controllers",
+    *,
+    netmask_variable: str = "",
 ) -> list[str]:
-    """The virtual IP must be an address of the hosts' network that no host already has."""
+    """The virtual IP must be an address of the hosts' network that no host already has (``variable`` names where
+    it was set, ``netmask_variable`` its prefix's: default ``variable``_cidr_netmask)."""
     try:
         address = netaddr.IPAddress(str(vip))
     except (netaddr.AddrFormatError, ValueError, TypeError):
@@ -51,7 +58,7 @@ def vip_errors(
         elif netaddr.IPAddress(str(own)) not in network:
             errors.append(
                 f"{variable} {vip}/{prefix} is not in {host}'s network ({own}); the VIP must be on the "
-                f"{hosts}' network ({variable}_cidr_netmask)"
+                f"{hosts}' network ({netmask_variable or variable + '_cidr_netmask'})"
             )
     return errors
 

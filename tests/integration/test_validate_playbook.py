@@ -147,6 +147,22 @@ def test_sample_federation_inventory_passes_and_each_pods_vip_is_checked(tmp_pat
     assert "pod1.controller_vip" not in out
 
 
+def test_a_pods_pair_without_a_vip_is_refused_naming_the_pods_controller_vip(tmp_path: Path) -> None:
+    """A pod's pair takes its VIP from the pod's controller_vip (written once): a pod with neither is refused,
+    naming the variable to set."""
+    inventory = tmp_path / "federation"
+    shutil.copytree(ROOT / "inventories" / "federation", inventory)
+    settings = inventory / "group_vars" / "all" / "cluster.yml"
+    written = yaml.safe_load(settings.read_text())
+    del written["cluster_federation"]["pods"]["pod2"]["controller_vip"]
+    settings.write_text(yaml.safe_dump(written))
+    result = validate(inventory)
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert "cluster_federation.pods.pod2.controller_vip '' is not an IP address" in out, out[-3000:]
+    assert "pod1.controller_vip" not in out
+
+
 def test_phase_upgrade_refuses_an_inventory_that_is_not_production_before_any_host(tmp_path: Path) -> None:
     """upgrade-production.yml with the pilot's own inventory (the production one not written yet): refused by
     its first gate, which contacts no host (the sample hosts do not exist)."""

@@ -11,6 +11,7 @@ from ansible_collections.gpucluster.cluster.plugins.filter.cluster import (
     cluster_pod,
     cluster_pod_hosts,
     cluster_pod_leaders,
+    cluster_pod_setting,
     cluster_state_save_location,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
@@ -220,6 +221,16 @@ def test_the_roles_state_save_location_is_the_one_in_each_pods_slurm_conf(
         found = cluster_state_save_location(shared, spec["federation"], ["controllers", pod])
         assert (line.split("=", 1)[1], found) == (expected[pod], expected[pod])
     assert cluster_state_save_location(shared, {}, ["controllers"]) == expected["pod1"]
+
+
+def test_a_pods_pair_takes_the_pods_controller_vip_and_others_the_shared_value() -> None:
+    """pacemaker_vip's default: a host of pod1 sees pod1's controller_vip; a host of a pod without one, and a host
+    outside any pod or federation, the shared value."""
+    federation = {"name": "fed", "pods": {"pod1": {"controller_vip": "10.0.1.10"}, "pod2": {"controller_vip": None}}}
+    assert cluster_pod_setting(federation, ["controllers", "pod1"], "controller_vip") == "10.0.1.10"
+    assert cluster_pod_setting(federation, ["controllers", "pod2"], "controller_vip") == ""
+    assert cluster_pod_setting(federation, ["login"], "controller_vip", "10.0.0.10") == "10.0.0.10"
+    assert cluster_pod_setting({}, ["controllers"], "controller_vip") == ""
 
 
 def test_one_prometheus_scrapes_every_pod_once() -> None:
