@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ansible.errors import AnsibleUndefinedVariable
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.inventory_text import may_set
 
 
 def host_values(
@@ -24,6 +25,14 @@ def host_values(
             value = value.get(attribute) if isinstance(value, Mapping) else None
         values[host] = default if value is None else value
     return values
+
+
+def inventory_setters(hosts: Sequence[str], name: str, sources: Sequence[str], playbook_dir: str = "") -> list[str]:
+    """The hosts whose variable ``name`` a check must read one by one: all of ``hosts`` where the inventory's files
+    (``ansible_inventory_sources``; group_vars and host_vars beside the playbook) may set it for some of them, else
+    the first alone - every host then has the value the run gives all (the role's default, an extra variable), and
+    reading it per host costs Ansible a full variable merge each (seconds at thousands of hosts)."""
+    return list(hosts) if may_set(sources, name, playbook_dir) else list(hosts[:1])
 
 
 def _address(variables: Mapping[str, Any], override: str = "") -> str:
@@ -72,6 +81,7 @@ class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
             "host_values": host_values,
+            "inventory_setters": inventory_setters,
             "item_values": item_values,
             "host_addresses": host_addresses,
             "host_address": host_address,

@@ -14,6 +14,7 @@ validation's, so it is refused naming where it belongs.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -141,3 +142,35 @@ def inventory_text_errors(sources: Sequence[str], prefixes: Sequence[str]) -> li
             if text is not None:
                 errors += _variables_errors(file, owner, text, pattern)
     return errors
+
+
+def _inventory_files(sources: Sequence[str], playbook_dir: str) -> Iterator[Path]:
+    """Every file a static inventory is made of: each source file with the group_vars and host_vars beside it, every
+    file under a source directory, and the group_vars and host_vars beside the playbook."""
+    directories: list[Path] = []
+    for source in sources:
+        path = Path(str(source))
+        if path.is_dir():
+            directories.append(path)
+        elif path.is_file():
+            yield path
+            directories += [path.parent / "group_vars", path.parent / "host_vars"]
+    if playbook_dir:
+        directories += [Path(playbook_dir) / "group_vars", Path(playbook_dir) / "host_vars"]
+    for directory in directories:
+        if directory.is_dir():
+            yield from (file for file in sorted(directory.rglob("*")) if file.is_file())
+
+
+def may_set(sources: Sequence[str], name: str, playbook_dir: str = "") -> bool:
+    """Whether the inventory (``ansible_inventory_sources``, and the group_vars and host_vars beside the playbook) may
+    give some host its own value of the variable ``name`` (or of those whose names hold it). False only when every file it is made of reads as plain
+    text that does not hold the name - no inventory script, vault-encrypted or unreadable file, none too large to
+    read - so that every host has the value the run gives all of them (a role's default, an extra variable)."""
+    for file in _inventory_files(sources, playbook_dir):
+        if os.access(file, os.X_OK):
+            return True  # an inventory script: its hosts' variables are its output's
+        text = _read(file)
+        if text is None or name in text:
+            return True
+    return False
