@@ -9,7 +9,14 @@ from ansible_collections.gpucluster.cluster.plugins.filter.hosts import (
     host_address,
     host_addresses,
     host_values,
+    validation_host,
 )
+
+
+def test_the_validation_runs_in_the_name_of_the_limits_first_host_or_localhost() -> None:
+    assert validation_host(["pilot-gpu02", "pilot-ctl01"]) == "pilot-gpu02"
+    assert validation_host([]) == "localhost"
+    assert validation_host(None) == "localhost"
 
 
 def test_host_values_reads_each_hosts_variable_or_result() -> None:
