@@ -100,7 +100,15 @@ UPGRADE = {"GPUCLUSTER_LAB_PLAYBOOK": "upgrade-federation.yml"}
 SACCT_BEFORE = "sacct -M pod1 -a -X -n -P -S 2020-01-01 -o JobID,JobName,State,ExitCode,Submit,Start,End"
 GO = "/home/federation-move-go"
 # The running cluster's pod under another name than its ClusterName.
-MISNAMED = {"cluster_federation": {"name": "fed", "pods": {"alpha": {"group": "pod1"}, "pod2": {}}}}
+MISNAMED = {
+    "cluster_federation": {
+        "name": "fed",
+        "pods": {
+            "alpha": {"group": "pod1", "controller_vip": "10.214.0.100"},
+            "pod2": {"controller_vip": "10.214.0.101"},
+        },
+    }
+}
 
 
 def pod1_queue() -> list[str]:
