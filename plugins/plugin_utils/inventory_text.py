@@ -164,9 +164,10 @@ def _inventory_files(sources: Sequence[str], playbook_dir: str) -> Iterator[Path
 
 def may_set(sources: Sequence[str], name: str, playbook_dir: str = "") -> bool:
     """Whether the inventory (``ansible_inventory_sources``, and the group_vars and host_vars beside the playbook) may
-    give some host its own value of the variable ``name`` (or of those whose names hold it). False only when every file it is made of reads as plain
-    text that does not hold the name - no inventory script, vault-encrypted or unreadable file, none too large to
-    read - so that every host has the value the run gives all of them (a role's default, an extra variable)."""
+    give some host its own value of the variable ``name`` (or of those whose names hold it). False only when every
+    file it is made of reads as plain text that does not hold the name - no inventory script, vault-encrypted or
+    unreadable file, none too large to read - so that every host has the value the run gives all of them (a role's
+    default, an extra variable)."""
     for file in _inventory_files(sources, playbook_dir):
         if os.access(file, os.X_OK):
             return True  # an inventory script: its hosts' variables are its output's
