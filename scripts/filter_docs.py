@@ -40,6 +40,11 @@ PARAMETERS = {
     " none.",
     "group_names": "Ansible's C(group_names) of the host: the groups it is in.",
     "key": "The name of the setting (a key of cluster_federation.pods.<pod>).",
+    "variable": "The name of a variable.",
+    "inventory_sources": "C(ansible_inventory_sources): the files and directories the inventory was read from.",
+    "playbook_dir": "C(playbook_dir): the playbook's directory, whose group_vars and host_vars count too.",
+    "limit_hosts": "The hosts of C(--limit) (C(query('ansible.builtin.inventory_hostnames', ansible_limit))); empty"
+    " or none without one.",
     "host": "The inventory name of the host.",
     "hosts": "Inventory host names.",
     "names": "Host names.",

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
-from ansible_collections.gpucluster.cluster.plugins.module_utils.federation import federation_of, pod_of
+from ansible_collections.gpucluster.cluster.plugins.module_utils.federation import Pod, federation_of, pod_of
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand, fold
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import node_gpu, plan_for, validated_plan
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import host_job_scripts, state_save_location
@@ -20,10 +20,15 @@ from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables impor
 )
 
 
+def _host_pod(federation: Mapping[str, Any] | None, group_names: Sequence[str]) -> Pod | None:
+    """The pod of cluster_federation whose group is one of a host's groups; None outside any pod or federation."""
+    parsed = federation_of(federation)
+    return parsed.pod_of_groups(group_names) if parsed else None
+
+
 def cluster_pod(federation: Mapping[str, Any] | None, group_names: Sequence[str]) -> str:
     """The pod of a host (from its group_names) in cluster_federation; "" outside any pod or federation."""
-    parsed = federation_of(federation)
-    pod = parsed.pod_of_groups(group_names) if parsed else None
+    pod = _host_pod(federation, group_names)
     return pod.name if pod else ""
 
 
@@ -32,8 +37,7 @@ def cluster_pod_setting(
 ) -> Any:
     """A host's value of a setting a pod may replace (fabric, slurm_release, controller_vip, slurm_config): its
     pod's in cluster_federation, else ``default`` (the shared value; outside any pod or federation, too)."""
-    parsed = federation_of(federation)
-    pod = parsed.pod_of_groups(group_names) if parsed else None
+    pod = _host_pod(federation, group_names)
     value = pod.settings({key: default})[key] if pod is not None else default
     return default if value is None else value
 
@@ -43,8 +47,7 @@ def cluster_state_save_location(
 ) -> str:
     """The StateSaveLocation in a host's slurm.conf: its pod's slurm_config in cluster_federation (which replaces
     cluster_slurm_config for that pod), else cluster_slurm_config's, else the model's default."""
-    parsed = federation_of(federation)
-    pod = parsed.pod_of_groups(group_names) if parsed else None
+    pod = _host_pod(federation, group_names)
     if pod is not None:
         slurm_config = pod.settings({"slurm_config": slurm_config})["slurm_config"]
     return state_save_location(slurm_config)

@@ -36,12 +36,15 @@ def validation_host(limit_hosts: Sequence[str] | None) -> str:
     return str(limit_hosts[0]) if limit_hosts else "localhost"
 
 
-def inventory_setters(hosts: Sequence[str], name: str, sources: Sequence[str], playbook_dir: str = "") -> list[str]:
-    """The hosts whose variable ``name`` a check must read one by one: all of ``hosts`` where the inventory's files
-    (``ansible_inventory_sources``; group_vars and host_vars beside the playbook) may set it for some of them, else
-    the first alone - every host then has the value the run gives all (the role's default, an extra variable), and
-    reading it per host costs Ansible a full variable merge each (seconds at thousands of hosts)."""
-    return list(hosts) if may_set(sources, name, playbook_dir) else list(hosts[:1])
+def inventory_setters(
+    hosts: Sequence[str], variable: str, inventory_sources: Sequence[str], playbook_dir: str = ""
+) -> list[str]:
+    """The hosts whose ``variable`` a check must read one by one: all of ``hosts`` where the inventory's files
+    (``inventory_sources``; group_vars and host_vars beside the playbook) may set it for some of them, else the first
+    alone - every host then has the value the run gives all (the role's default, an extra variable), and reading it
+    per host costs Ansible a full variable merge each (seconds at thousands of hosts). ``variable`` may be the start of
+    several names (C(gpu_fabric_))."""
+    return list(hosts) if may_set(inventory_sources, variable, playbook_dir) else list(hosts[:1])
 
 
 def _address(variables: Mapping[str, Any], override: str = "") -> str:
