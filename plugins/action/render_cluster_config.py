@@ -22,7 +22,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
 
     TRANSFERS_FILES = False
     _requires_connection = False
-    _VALID_ARGS = frozenset(("spec", "groups", "plan", "dest", "mode"))
+    _VALID_ARGS = frozenset(("spec", "plan", "dest", "mode"))
 
     def run(self, tmp: Any = None, task_vars: dict[str, Any] | None = None) -> dict[str, Any]:
         result: dict[str, Any] = super().run(tmp, task_vars)
@@ -30,7 +30,9 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         dest = Path(str(args["dest"])).expanduser()
         mode = int(str(args.get("mode", "0644")), 8)
         try:
-            configs = plan_for(args["spec"], args["groups"], args.get("plan"))[0]["configs"]
+            # the inventory's groups as Ansible holds them: through an argument, Ansible would template every host name
+            groups = (task_vars or {}).get("groups", {})
+            configs = plan_for(args["spec"], groups, args.get("plan"))[0]["configs"]
         except InventoryError as exc:
             raise AnsibleActionFail("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
 

@@ -8,16 +8,9 @@ from typing import Any
 from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.federation import Pod, federation_of, pod_of
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand, fold
-from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import node_gpu, plan_for, validated_plan
+from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import node_gpu, plan_for
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import host_job_scripts, state_save_location
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import inventory_error
-from ansible_collections.gpucluster.cluster.plugins.plugin_utils.inventory_text import inventory_text_errors
-from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import (
-    boolean_errors,
-    boolean_variables,
-    known_variables,
-    unknown_variables,
-)
 
 
 def _host_pod(federation: Mapping[str, Any] | None, group_names: Sequence[str]) -> Pod | None:
@@ -87,29 +80,6 @@ def cluster_host_job_scripts(
     return host_job_scripts(kinds, group_names, sample_dir)
 
 
-def cluster_validation(
-    spec: Mapping[str, Any],
-    groups: Mapping[str, Sequence[str]],
-    variable_names: Sequence[str] = (),
-    sources: Sequence[str] = (),
-    booleans: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Every validation error of the inventory (``problems``, empty when it is valid) and, when it is valid, the
-    run's ``plan`` built from the same model (empty otherwise). ``variable_names`` (the names the validation host
-    sees, query('ansible.builtin.varnames', '.+')) are checked for project variables no role reads (a misspelt
-    cluster_schedulling); ``booleans`` (the values of those a role declares bool) for values that are not
-    booleans; ``sources`` (ansible_inventory_sources) for what only the files show (YAML's coercions, reversed
-    host ranges, model variables outside group_vars/all). Those come first, alone: the model's messages about the
-    values YAML changed would only repeat them."""
-    errors = unknown_variables(variable_names) + boolean_errors(booleans or {})
-    text = inventory_text_errors(sources, known_variables()[1])
-    if text:
-        return {"problems": errors + text, "plan": {}}
-    problems, plan = validated_plan(spec, groups)
-    errors += problems
-    return {"problems": errors, "plan": {} if errors else plan}
-
-
 def cluster_plan(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]], held: Any = None) -> dict[str, Any]:
     """The run's plan of the cluster: what the roles read of the model. ``held`` where it stands for this inventory,
     else a plan built here from the model: each pod's Slurm files (``configs``), the users' view (``user_views``),
@@ -124,11 +94,6 @@ def cluster_node_gpu(plan: Mapping[str, Any], host: str) -> dict[str, Any]:
     """The GPUs the inventory declares for one host (node type, GRES type, count, devices, Slurm's index order of
     the device files, detection), from the run's plan; empty when it is not a GPU compute node."""
     return node_gpu(plan, host)
-
-
-def cluster_boolean_names(variable_names: Sequence[str]) -> list[str]:
-    """Those of ``variable_names`` that a role declares as bool (their values go to cluster_validation)."""
-    return sorted(set(map(str, variable_names)) & boolean_variables())
 
 
 def hostlist_fold(names: Sequence[str]) -> str:
@@ -149,10 +114,8 @@ class FilterModule:
             "cluster_pod": cluster_pod,
             "cluster_pod_hosts": cluster_pod_hosts,
             "cluster_pod_setting": cluster_pod_setting,
-            "cluster_boolean_names": cluster_boolean_names,
             "cluster_pod_leaders": cluster_pod_leaders,
             "cluster_state_save_location": cluster_state_save_location,
-            "cluster_validation": cluster_validation,
             "cluster_plan": cluster_plan,
             "cluster_node_gpu": cluster_node_gpu,
             "cluster_host_job_scripts": cluster_host_job_scripts,

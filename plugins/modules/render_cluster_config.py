@@ -13,6 +13,7 @@ description:
     (25.05 and later) into O(dest) on the Ansible controller.
   - Only files whose content or mode changed are written; the topology file the release does not read is
     removed. Supports check mode and diff mode.
+  - The inventory's groups are read from the task's variables (C(groups)) as Ansible holds them.
   - Runs on the controller, never on a managed host.
 version_added: "0.1.0"
 author: gpucluster maintainers
@@ -21,14 +22,11 @@ options:
     description: The cluster_* variables without their prefix (the role builds it as __cluster_spec).
     type: dict
     required: true
-  groups:
-    description: The inventory's groups mapping (the magic variable C(groups)).
-    type: dict
-    required: true
   plan:
     description:
       - The run's plan, built by the opening validation (C(hostvars['localhost'].cluster_plan)); used where its
-        fingerprint matches O(spec) and O(groups), else the plan is built here. None or omitted - built here.
+        fingerprint matches O(spec) and the inventory's groups, else the plan is built here. None or omitted - built
+        here.
     type: raw
   dest:
     description: Directory the files are written to; created when missing.
@@ -49,7 +47,6 @@ EXAMPLES = r"""
 - name: Render the configuration for review
   gpucluster.cluster.render_cluster_config:
     spec: "{{ __cluster_spec }}"
-    groups: "{{ groups }}"
     dest: "{{ playbook_dir }}/../build/{{ cluster_name }}"
 """
 

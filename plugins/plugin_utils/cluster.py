@@ -9,6 +9,13 @@ from typing import Any
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import Cluster, InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_cluster, build_pods
+from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import validated_plan
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.inventory_text import inventory_text_errors
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import (
+    boolean_errors,
+    known_variables,
+    unknown_variables,
+)
 
 
 def inventory_error(exc: InventoryError) -> AnsibleFilterError:
@@ -29,3 +36,25 @@ def pods_or_raise(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) 
         return build_pods(spec, groups)
     except InventoryError as exc:
         raise inventory_error(exc) from exc
+
+
+def cluster_validation(
+    spec: Mapping[str, Any],
+    groups: Mapping[str, Sequence[str]],
+    variable_names: Sequence[str] = (),
+    sources: Sequence[str] = (),
+    booleans: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Every validation error of the inventory (``problems``, empty when it is valid) and, when it is valid, the
+    run's ``plan`` built from the same model (empty otherwise). ``variable_names`` (the names the validation host
+    sees) are checked for project variables no role reads (a misspelt cluster_schedulling); ``booleans`` (the values
+    of those a role declares bool) for values that are not booleans; ``sources`` (ansible_inventory_sources) for
+    what only the files show (YAML's coercions, reversed host ranges, model variables outside group_vars/all).
+    Those come first, alone: the model's messages about the values YAML changed would only repeat them."""
+    errors = unknown_variables(variable_names) + boolean_errors(booleans or {})
+    text = inventory_text_errors(sources, known_variables()[1])
+    if text:
+        return {"problems": errors + text, "plan": {}}
+    problems, plan = validated_plan(spec, groups)
+    errors += problems
+    return {"problems": errors, "plan": {} if errors else plan}

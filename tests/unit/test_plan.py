@@ -4,7 +4,6 @@ while it stands for the same inventory, never used for another."""
 from __future__ import annotations
 
 import pytest
-from ansible_collections.gpucluster.cluster.plugins.filter.cluster import cluster_validation
 from ansible_collections.gpucluster.cluster.plugins.module_utils import plan as plan_module
 from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import (
@@ -15,6 +14,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import (
     plan_for,
     validated_plan,
 )
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import cluster_validation
 
 from .factory import valid_groups, valid_spec
 from .test_federation import fed_groups, fed_spec
