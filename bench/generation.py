@@ -1,7 +1,10 @@
-"""In-process generation benchmark: the cluster model vs a Jinja loop over hostvars, side by side.
+"""In-process generation benchmark: the cluster model vs Jinja loops over the same inventory, side by side.
 
 For each size it times, on the same inventory loaded by Ansible's own InventoryManager:
   model     build_cluster + cluster_config (what playbooks/render.yml computes)
+  plain     a plain Jinja2 loop over plain data (bench/templates/slurm_nodes_plain.j2): the node, partition and
+            gres lines per host from the node type and a leaf switch per 32 hosts - no validation, no folding,
+            no Ansible (issue 26: the model in-process no slower than this)
   hostvars  a slurm.conf node/partition/gres template that loops over groups['compute'] and reads
             hostvars[host] for every node through Ansible's Templar, the way common Slurm roles do
 Run: .venv/bin/python bench/generation.py [--sizes 160 1280 12800] [--repeat 3]
@@ -14,6 +17,8 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+
+import jinja2
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "collections"), str(ROOT)]
@@ -34,6 +39,9 @@ from tests.helpers.inventory import load_inventory  # noqa: E402
 # The per-host loop of common roles (bench/templates/slurm_nodes_hostvars.j2): one NodeName line per host
 # from that host's variables, partitions listing every host, and gres.conf per host.
 HOSTVARS_TEMPLATE = (Path(__file__).parent / "templates" / "slurm_nodes_hostvars.j2").read_text()
+PLAIN_TEMPLATE = jinja2.Environment(autoescape=False).from_string(
+    (Path(__file__).parent / "templates" / "slurm_nodes_plain.j2").read_text()
+)
 
 
 def bench_size(nodes: int, repeat: int, workdir: Path) -> dict[str, float]:
@@ -45,6 +53,13 @@ def bench_size(nodes: int, repeat: int, workdir: Path) -> dict[str, float]:
         return cluster_config(build_cluster(spec, groups))
 
     model = best_of(repeat, model_run)
+
+    def plain_loop() -> str:
+        rendered = PLAIN_TEMPLATE.render(hosts=groups["compute"], nt=spec["node_types"]["h100"])
+        assert rendered.count("NodeName=") == 2 * nodes, "the plain template did not render every node"
+        return rendered
+
+    plain = best_of(repeat, plain_loop)
 
     loader = DataLoader()
     manager = InventoryManager(loader=loader, sources=[str(inventory)])
@@ -62,6 +77,8 @@ def bench_size(nodes: int, repeat: int, workdir: Path) -> dict[str, float]:
         "nodes": nodes,
         "gpus": nodes * 8,
         "model_s": round(model, 4),
+        "plain_loop_s": round(plain, 4),
+        "model_over_plain": round(model / plain, 2),
         "hostvars_loop_s": round(loop, 3),
         "speedup": round(loop / model, 1),
     }
