@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the lab and the tests need on a fresh Debian 12 machine, idempotently:
-# Debian packages (Docker engine, debootstrap), a running dockerd, and the Python venv in .venv.
+# Debian packages (Docker engine, debootstrap), a running dockerd, and the Python venv in .venv
+# (`scripts/bootstrap.sh system`: the packages and dockerd only).
 # Safe to run again: every step checks before it acts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,9 @@ if ! docker info >/dev/null 2>&1; then
   for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
   docker info >/dev/null 2>&1 || { log "dockerd did not start, see /var/log/gpucluster-dockerd.log"; exit 1; }
 fi
+
+# `scripts/bootstrap.sh system`: the Debian packages and dockerd only (scripts/lab builds the lab image meanwhile).
+[[ "${1:-}" == "system" ]] && exit 0
 
 # Python venv with the runtime (requirements.txt) and the development tools (requirements-dev.txt), pinned;
 # rebuilt when either file changes.
