@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+import testinfra
 
 from lab import local_mirror
 
@@ -44,6 +45,12 @@ def molecule(
         env=lab_env(suite, env),
         check=False,
     )
+
+
+def host(name: str) -> Any:
+    """A lab container's state through testinfra's docker backend (the toolkit's test library): its files (mode,
+    owner, size), services and packages, e.g. ``host("pilot-ctl01").file("/etc/slurm/jwt_hs256.key").mode``."""
+    return testinfra.get_host(f"docker://{name}")
 
 
 def sh(host: str, command: str, check: bool = True, timeout: int = 120) -> str:

@@ -237,7 +237,8 @@ def test_move_to_the_federation_kept_every_job_and_accounting_row(lab: Lab) -> N
         ("fed-db01", "slurm_acct_db-before-federation.sql.gz"),
         (lab.slurmctld_started[0], "slurmctld-state-before-federation.tar.gz"),
     ):
-        assert sh(host, f"stat -c '%a %U' /var/backups/gpucluster/{backup}") == "600 root"
+        dump = molecule_run.host(host).file(f"/var/backups/gpucluster/{backup}")
+        assert (dump.mode, dump.user) == (0o600, "root"), host
 
 
 def test_second_upgrade_run_changes_nothing(lab: Lab) -> None:

@@ -64,6 +64,18 @@ def runs_release(host: str, release: str) -> bool:
     return bool(installed) and all(f"={release}." in line for line in installed)
 
 
+def backups(host: str, directory: str, suffix: str) -> dict[str, int]:
+    """The files of ``directory`` on ``host`` ending in ``suffix``, with their modes (none where it does not exist)."""
+    files = molecule_run.host(host).file(directory)
+    if not files.exists:
+        return {}
+    return {
+        name: molecule_run.host(host).file(f"{directory}/{name}").mode
+        for name in files.listdir()
+        if name.endswith(suffix)
+    }
+
+
 def docker_exec(host: str, *command: str) -> str:
     return subprocess.run(["docker", "exec", host, *command], capture_output=True, text=True, check=True).stdout
 
@@ -258,7 +270,7 @@ def test_the_database_exporter_holds_the_least_it_needs(lab: Lab) -> None:
     collector it runs still succeeds."""
     dbd = partial(sh, "pilot-dbd01")
     pid = dbd("systemctl show --property=MainPID --value prometheus-mysqld-exporter")
-    assert dbd(f"stat -c %U /proc/{pid}") == "mysqld-exporter"
+    assert molecule_run.host("pilot-dbd01").file(f"/proc/{pid}").user == "mysqld-exporter"
     assert "Permission denied" in dbd(f"runuser -u prometheus -- cat {EXPORTER_CNF} 2>&1", check=False)
     grants = dbd("mysql -N -e \"SHOW GRANTS FOR 'prometheus_exporter'@'localhost'\"")
     assert "PROCESS" in grants and "SLAVE MONITOR" in grants and "SELECT" not in grants, grants
@@ -394,19 +406,13 @@ def test_accounting_is_restored_from_the_scheduled_dump(lab: Lab) -> None:
     if _suite["name"] != "trixie":
         pytest.skip("the restore drill runs on Debian 13's 24.11")
     dbd, ctl = "pilot-dbd01", "pilot-ctl01"
-    timer = subprocess.run(
-        ["docker", "exec", dbd, "systemctl", "is-enabled", "gpucluster-accounting-backup.timer"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert timer.stdout.strip() == "enabled", timer.stdout + timer.stderr
+    assert molecule_run.host(dbd).service("gpucluster-accounting-backup.timer").is_enabled
     history = "sacct --noheader --parsable2 --allocations --starttime=2020-01-01 --format=JobID,JobName,State"
     ended = {row for row in docker_exec(ctl, "bash", "-c", history).splitlines() if "RUNNING" not in row}
     assert len(ended) >= 5, ended
     docker_exec(dbd, "systemctl", "start", "gpucluster-accounting-backup.service")
-    dumps = docker_exec(dbd, "bash", "-c", "stat -c '%a %n' /var/backups/gpucluster/accounting/*.sql.gz").split("\n")
-    assert len([d for d in dumps if d]) == 1 and dumps[0].startswith("600 "), dumps
+    dumps = backups(dbd, "/var/backups/gpucluster/accounting", ".sql.gz")
+    assert list(dumps.values()) == [0o600], dumps
     unsaid = restore("")
     assert unsaid.returncode != 0
     assert "say what it restores with -e restore=accounting" in " ".join(unsaid.stdout.split()), unsaid.stdout[-2000:]
@@ -458,8 +464,7 @@ def test_controller_state_is_restored_from_the_scheduled_archive(lab: Lab) -> No
     state = "/var/spool/slurmctld"
     held = docker_exec(ctl, "sbatch", "--parsable", "--hold", "--mem=100M", "--wrap", "true").strip()
     assert squeue_job(ctl, held).startswith("PENDING"), squeue_job(ctl, held)
-    timer = docker_exec(ctl, "systemctl", "is-enabled", "gpucluster-slurmctld-state-backup.timer").strip()
-    assert timer == "enabled"
+    assert molecule_run.host(ctl).service("gpucluster-slurmctld-state-backup.timer").is_enabled
     asked = int(docker_exec(ctl, "date", "+%s"))
     docker_exec(ctl, "scontrol", "reconfigure")  # slurmctld saves its state at once on a reconfigure
 
@@ -470,11 +475,11 @@ def test_controller_state_is_restored_from_the_scheduled_archive(lab: Lab) -> No
 
     molecule_run.wait_for("slurmctld to save its job state after the reconfigure", saved, 60)
     # (the hourly timer may have archived already, when the lab has been up across the hour)
-    listing = "stat -c '%a %n' /var/backups/gpucluster/slurmctld-state/*.tar.gz 2>/dev/null || true"
-    before = set(docker_exec(ctl, "bash", "-c", listing).splitlines())
+    archive_dir = "/var/backups/gpucluster/slurmctld-state"
+    before = backups(ctl, archive_dir, ".tar.gz")
     docker_exec(ctl, "systemctl", "start", "gpucluster-slurmctld-state-backup.service")
-    archives = [line for line in docker_exec(ctl, "bash", "-c", listing).splitlines() if line not in before]
-    assert len(archives) == 1 and archives[0].startswith("600 "), (before, archives)
+    archives = {name: mode for name, mode in backups(ctl, archive_dir, ".tar.gz").items() if name not in before}
+    assert list(archives.values()) == [0o600], (before, archives)
     refused = restore("controller-state")
     assert refused.returncode != 0
     assert "slurmctld runs on pilot-ctl01" in " ".join(refused.stdout.split()), failures(refused.stdout)
@@ -691,9 +696,10 @@ def test_rest_api_takes_a_users_token_and_refuses_any_other(lab: Lab) -> None:
     ctl, dbd = "pilot-ctl01", "pilot-dbd01"
     version = Release.parse(SUITES[_suite["name"]]).rest_api_version
     for host in (ctl, dbd):
-        assert sh(host, "stat -c '%U %a %s' /etc/slurm/jwt_hs256.key") == "slurm 400 32", host
+        key = molecule_run.host(host).file("/etc/slurm/jwt_hs256.key")
+        assert (key.user, key.mode, key.size) == ("slurm", 0o400, 32), host
     for host in ("pilot-gpu01", "pilot-gpu02"):
-        assert sh(host, "test -e /etc/slurm/jwt_hs256.key || echo absent") == "absent", f"{host} holds the JWT key"
+        assert not molecule_run.host(host).file("/etc/slurm/jwt_hs256.key").exists, f"{host} holds the JWT key"
     assert sh(ctl, "ps -o user= -C slurmrestd") == "slurmrestd"
     token = sh(ctl, "runuser -u alice -- scontrol token lifespan=600").removeprefix("SLURM_JWT=")
 
@@ -945,7 +951,7 @@ def test_a_job_is_confined_to_its_gpus_and_its_memory(lab: Lab) -> None:
         assert sh(ctl, running) == "RUNNING", "the neighbour job should run on"
         # not drained or down: mixed or allocated (a trailing "-": backfill has planned a pending job there)
         assert sh(ctl, f"sinfo --noheader --nodes={node} --format=%T").removesuffix("-") in {"mixed", "allocated"}
-        assert sh(node, "systemctl is-active slurmd") == "active"
+        assert molecule_run.host(node).service("slurmd").is_running
     finally:
         sh(ctl, f"scancel {neighbour}")
 

@@ -246,7 +246,8 @@ def test_phase_upgrade_kept_every_job_and_accounting_row(lab: Lab) -> None:
         ("prod-db01", "slurm_acct_db-before-production.sql.gz"),
         ("prod-ctl01", "slurmctld-state-before-production.tar.gz"),
     ):
-        assert sh(host, f"stat -c '%a %U' /var/backups/gpucluster/{backup}") == "600 root"
+        dump = molecule_run.host(host).file(f"/var/backups/gpucluster/{backup}")
+        assert (dump.mode, dump.user) == (0o600, "root"), host
     rows = "SELECT COUNT(*) FROM prod_job_table"
     counts = {host: sh(host, f'mariadb -N -B slurm_acct_db -e "{rows}"') for host in GALERA}
     assert len(set(counts.values())) == 1, counts
@@ -340,17 +341,19 @@ def leaked(output: str) -> list[str]:
 def test_secrets_stay_out_of_the_log_and_files_are_private(lab: Lab) -> None:
     assert "ESTABLISH DOCKER CONNECTION" in lab.converge_log  # it is the -vvv log
     assert leaked(lab.converge_log) == []
-    assert sh("prod-db01", "stat -c '%a %U %G' /etc/mysql/mariadb.conf.d/60-galera.cnf") == "640 root mysql"
+    galera = molecule_run.host("prod-db01").file("/etc/mysql/mariadb.conf.d/60-galera.cnf")
+    assert (galera.mode, galera.user, galera.group) == (0o640, "root", "mysql")
     cib = sh("prod-ctl01", "cibadmin --query --scope resources")
     assert bmc.password(BMC_PASSWORD) not in cib and 'name="password"' not in cib, "a BMC password is in the CIB"
     for host in CONTROLLERS:
-        assert sh(host, "stat -c '%a %U' /etc/gpucluster/fence/prod-ctl01 /etc/gpucluster/fence/prod-ctl02") == (
-            "400 root\n400 root"
-        )
+        for peer in CONTROLLERS:
+            fence = molecule_run.host(host).file(f"/etc/gpucluster/fence/{peer}")
+            assert (fence.mode, fence.user) == (0o400, "root"), (host, peer)
     sums = {host: sh(host, "sha256sum /etc/corosync/authkey").split()[0] for host in CONTROLLERS}
     assert len(set(sums.values())) == 1
     for host in CONTROLLERS:
-        assert sh(host, "stat -c '%a %U' /etc/corosync/authkey") == "400 root"
+        authkey = molecule_run.host(host).file("/etc/corosync/authkey")
+        assert (authkey.mode, authkey.user) == (0o400, "root"), host
 
 
 # A scrape of a login node's HAProxy exporter from that node, as Prometheus makes it (HTTPS verified against the
@@ -401,9 +404,9 @@ def test_haproxys_exporter_answers_the_monitoring_user_only_over_tls(lab: Lab) -
         assert answer.splitlines()[0] == "200", answer[:500]
         up = re.findall(r'^haproxy_server_status\{proxy="login_nodes",server="([^"]+)",state="UP"\} 1$', answer, re.M)
         assert sorted(up) == sorted(LOGINS), [line for line in answer.splitlines() if "server_status" in line][:20]
-    assert sh(LOGINS[0], "stat -c '%a %U %G' /etc/haproxy/haproxy.cfg /etc/haproxy/tls/metrics.key") == (
-        "640 root haproxy\n640 root haproxy"
-    )
+    for path in ("/etc/haproxy/haproxy.cfg", "/etc/haproxy/tls/metrics.key"):
+        private = molecule_run.host(LOGINS[0]).file(path)
+        assert (private.mode, private.user, private.group) == (0o640, "root", "haproxy"), path
 
 
 def test_production_inventory_without_fencing_is_refused_before_any_host(lab: Lab) -> None:
@@ -752,7 +755,7 @@ def test_full_galera_stop_is_recovered_by_the_playbook(lab: Lab) -> None:
         thread.start()
     for thread in threads:
         thread.join()
-    assert all(sh(host, "systemctl is-active mariadb", check=False) != "active" for host in GALERA)
+    assert not any(molecule_run.host(host).service("mariadb").is_running for host in GALERA)
     start = time.monotonic()
     result = molecule("side-effect", "-s", "production")
     assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
@@ -904,7 +907,7 @@ BROKEN_DPKG = "/etc/apt/apt.conf.d/99lab-broken-dpkg"
 
 
 def slurmctld_release(host: str) -> str:
-    return sh(host, "dpkg-query --show --showformat='${Version}' slurmctld")[:5]
+    return str(molecule_run.host(host).package("slurmctld").version)[:5]
 
 
 def failed_pair_upgrade_never_leaves_two_releases_to_fail_over_to(env: dict[str, str]) -> None:
@@ -1001,8 +1004,11 @@ def test_rolling_slurm_upgrade_of_the_pacemaker_pair(lab: Lab) -> None:
     counts = {host: int(sh(host, rows)) for host in GALERA}
     assert set(counts.values()) == {rows_before + 2}, (rows_before, counts)
     assert "drain" not in sh(COMPUTE, "sinfo -h -N -o '%N %T'")
-    assert sh("prod-db01", "stat -c %a /var/backups/gpucluster/slurm-24.11-to-26.05.sql.gz") == "600"
-    assert sh("prod-ctl01", "stat -c %a /var/backups/gpucluster/slurm-24.11-to-26.05-statesave.tar.gz") == "600"
+    for host, backup in (
+        ("prod-db01", "slurm-24.11-to-26.05.sql.gz"),
+        ("prod-ctl01", "slurm-24.11-to-26.05-statesave.tar.gz"),
+    ):
+        assert molecule_run.host(host).file(f"/var/backups/gpucluster/{backup}").mode == 0o600, backup
     again = molecule("side-effect", "-s", "production", env=env)
     assert again.returncode == 0, failures(again.stdout)
     counters = recap(again.stdout)

@@ -33,9 +33,7 @@ def tree(root: Path, default: str = "demo_port") -> Path:
 
 def test_the_variables_are_read_from_defaults_argument_specs_tasks_and_playbooks(tmp_path: Path) -> None:
     data = role_variables(tree(tmp_path / "tree"), tmp_path / "cache")
-    assert {"demo_port", "demo_enabled", "demo_name", "demo_seen", "demo_result", "demo_play_var"} <= set(
-        data["names"]
-    )
+    assert {"demo_port", "demo_enabled", "demo_name", "demo_seen", "demo_result", "demo_play_var"} <= set(data["names"])
     assert data["booleans"] == ["demo_enabled"]
     assert data["prefixes"] == ["cluster", "demo"]
 
