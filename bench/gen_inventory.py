@@ -59,7 +59,8 @@ def write_inventory(
               hosts:
                 s-login[01:04]:
             storage:
-              hosts: {{}}
+              hosts:
+                s-nfs01:
             compute:
               children:
                 compute_h100:

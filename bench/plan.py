@@ -4,6 +4,7 @@ For each size (nodes x 8 GPUs, generated inventory), in one run, side by side:
   noop         ansible-playbook bench/playbooks/noop.yml (Ansible's floor)
   render       playbooks/render.yml (validation, plan, the files), in each tree
   boilerplate  playbooks/boilerplate.yml (the opening validation every playbook starts with), in each tree
+  validate     playbooks/validate.yml (every tier-1 check of the deployment: boilerplate and each role's), in each tree
   builds       build_cluster() calls in the render run, every process counted (tests/helpers/count_builds)
 Run: .venv/bin/python bench/plan.py [--sizes 1280 12800] [--repeat 3] [--base /path/to/a/worktree]
 (--base: a checkout to compare with, e.g. `git worktree add /tmp/base <commit>`; it runs with its own
@@ -57,6 +58,9 @@ def bench_size(nodes: int, repeat: int, trees: dict[str, Path], work: Path) -> d
         row[f"{name}_render_s"] = round(seconds, 2)
         row[f"{name}_render_over_noop"] = round(seconds / noop, 2)
         row[f"{name}_boilerplate_s"] = round(opening, 2)
+        checks = best_of(repeat, functools.partial(_run, tree, ["-i", inventory, "playbooks/validate.yml"]))
+        row[f"{name}_validate_s"] = round(checks, 2)
+        row[f"{name}_validate_over_noop"] = round(checks / noop, 2)
         row[f"{name}_render_builds"] = _builds(tree, render, work)
     return row
 
