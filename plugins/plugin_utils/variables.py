@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[2]
 MODULE_FACTS = frozenset({"gpu_host"})
 _SET_FACT = ("ansible.builtin.set_fact", "set_fact")
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Copies of the roles' variables kept in Ansible's home, one per content of the roles' files.
+KEPT_VERSIONS = 8
 
 
 def _parse(text: bytes) -> Any:
@@ -137,9 +139,17 @@ def role_variables(root: Path = ROOT, cache: Path | None = None) -> dict[str, li
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             json.dump(data, stream)
         os.replace(temporary, kept)
+        _prune(kept.parent)
     except OSError:
         pass  # a home that cannot be written: read again next run
     return data
+
+
+def _prune(directory: Path, keep: int = KEPT_VERSIONS) -> None:
+    """Keep the ``keep`` newest copies (several checkouts may share Ansible's home); remove the older ones."""
+    copies = sorted(directory.glob("role-variables-*.json"), key=lambda path: path.stat().st_mtime, reverse=True)
+    for old in copies[keep:]:
+        old.unlink(missing_ok=True)
 
 
 def known_variables(root: Path = ROOT) -> tuple[frozenset[str], tuple[str, ...]]:

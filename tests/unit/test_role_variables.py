@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import ROOT, role_variables
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import KEPT_VERSIONS, ROOT, role_variables
 
 
 @pytest.fixture(autouse=True)
@@ -54,6 +54,19 @@ def test_they_are_kept_for_the_files_content_and_read_again_when_a_file_changes(
     assert "demo_renamed" in again["names"] and "demo_port" not in again["names"]
     assert "demo_from_the_cache" not in again["names"]
     assert len(list(cache.glob("role-variables-*.json"))) == 2
+
+
+def test_only_the_newest_copies_are_kept(tmp_path: Path) -> None:
+    root, cache = tree(tmp_path / "tree"), tmp_path / "cache"
+    for version in range(KEPT_VERSIONS + 3):
+        (root / "roles/demo/defaults/main.yml").write_text(f"demo_port_{version}: 80\n")
+        role_variables.cache_clear()
+        assert f"demo_port_{version}" in role_variables(root, cache)["names"]
+    copies = list(cache.glob("role-variables-*.json"))
+    assert len(copies) == KEPT_VERSIONS
+    # the copy of the files as they are now is among them
+    assert any("demo_port_10" in json.loads(copy.read_text())["names"] for copy in copies)
+    assert not any("demo_port_0" in json.loads(copy.read_text())["names"] for copy in copies)
 
 
 def test_a_damaged_copy_or_a_home_that_cannot_be_written_only_costs_a_read(tmp_path: Path) -> None:
