@@ -16,7 +16,7 @@ description:
     (delegate its facts to localhost, where the roles read it); an empty plan otherwise.
   - Reads the inventory's groups, its sources and the names of the variables from the task's variables as Ansible
     holds them (a filter would receive every host name through Ansible's templating).
-version_added: "1.0.0"
+version_added: "0.1.0"
 author: gpucluster maintainers
 options:
   spec:
