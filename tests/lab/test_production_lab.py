@@ -671,13 +671,35 @@ def galera_size(host: str) -> str:
     return sh(host, "mariadb -N -B -e \"SHOW STATUS LIKE 'wsrep_cluster_size'\" | cut -f2", check=False)
 
 
+def srun_on_compute(name: str) -> str:
+    """``srun --job-name=<name> hostname`` from the compute node; a step that fails fails the test with the end of
+    the node's slurmd.log and of slurmctld's, which say why (the errno of a failed execve: docs/gpu.md)."""
+    step = subprocess.run(
+        ["docker", "exec", COMPUTE, "srun", f"--job-name={name}", "hostname"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if step.returncode != 0:
+        slurmd = sh(COMPUTE, "tail -n 60 /var/log/slurm/slurmd.log", check=False)
+        slurmctld = "\n".join(
+            sh(host, "tail -n 30 /var/log/slurm/slurmctld.log", check=False) for host in CONTROLLERS if running(host)
+        )
+        raise AssertionError(
+            f"srun {name} failed (rc={step.returncode}): {step.stderr}\n--- {COMPUTE} slurmd.log ---\n{slurmd}"
+            f"\n--- slurmctld.log ---\n{slurmctld}"
+        )
+    return step.stdout.strip()
+
+
 def test_galera_node_loss_keeps_accounting_and_the_node_rejoins(lab: Lab) -> None:
     # The node no slurmdbd writes to. The loss of the node under the primary slurmdbd takes stopping that slurmdbd
     # (the backup takes over; test_galera_speaks_tls_and_slurmdbd_stays_on_its_own_node, docs/production.md).
     node = "prod-db03"
     sh(node, "systemctl stop mariadb")
     wait(lambda: galera_size("prod-db02") == "2", 120, "the cluster to shrink to 2")
-    assert sh(COMPUTE, "srun --job-name=galera-loss hostname") == COMPUTE
+    assert srun_on_compute("galera-loss") == COMPUTE
     wait(
         lambda: "galera-loss" in sh(COMPUTE, "sacct -X -n -P -o JobName -S now-10minutes", check=False),
         120,
@@ -733,7 +755,7 @@ def test_galera_speaks_tls_and_slurmdbd_stays_on_its_own_node(lab: Lab) -> None:
     try:
         wait(lambda: galera_size("prod-db02") == "2", 120, "the cluster to shrink to 2")
         sh("prod-db01", "systemctl stop slurmdbd")
-        assert sh(COMPUTE, "srun --job-name=galera-tls hostname") == COMPUTE
+        assert srun_on_compute("galera-tls") == COMPUTE
         wait(
             lambda: "galera-tls" in sh(COMPUTE, "sacct -X -n -P -o JobName -S now-10minutes", check=False),
             180,
@@ -763,7 +785,7 @@ def test_full_galera_stop_is_recovered_by_the_playbook(lab: Lab) -> None:
     for host in GALERA:
         assert galera_size(host) == "3"
         assert sh(host, f'mariadb -N -B slurm_acct_db -e "{count}"') == before
-    sh(COMPUTE, "srun --job-name=after-recovery hostname")
+    assert srun_on_compute("after-recovery") == COMPUTE
     wait(
         lambda: "after-recovery" in sh(COMPUTE, "sacct -X -n -P -o JobName -S now-10minutes", check=False),
         120,
@@ -779,7 +801,7 @@ def test_galera_recovery_never_leaves_the_newest_node_behind(lab: Lab) -> None:
     for host in ("prod-db03", "prod-db02"):
         sh(host, "systemctl stop mariadb")
     wait(lambda: galera_size("prod-db01") == "1", 120, "prod-db01 to run alone")
-    sh(COMPUTE, "srun --job-name=only-on-db01 hostname")
+    assert srun_on_compute("only-on-db01") == COMPUTE
     wait(
         lambda: "only-on-db01" in sh(COMPUTE, "sacct -X -n -P -o JobName -S now-10minutes", check=False),
         120,
