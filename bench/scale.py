@@ -81,7 +81,9 @@ def environment(directory: Path, forks: int) -> dict[str, str]:
         "PATH": f"{ROOT / '.venv' / 'bin'}:{os.environ['PATH']}",
         "ANSIBLE_CONFIG": str(ROOT / "ansible.cfg"),
         "ANSIBLE_FORKS": str(forks),
-        "ANSIBLE_FACT_CACHING_CONNECTION": str(directory / "facts"),
+        # the run's own fact cache (fact_caching_connection; the repository's .ansible/facts would carry facts between
+        # runs and trees)
+        "ANSIBLE_CACHE_PLUGIN_CONNECTION": str(directory / "facts"),
         "ANSIBLE_CALLBACKS_ENABLED": "ansible.posix.profile_roles",
         "ANSIBLE_CALLBACK_RESULT_FORMAT": "yaml",
     }
@@ -202,9 +204,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 25, 50])
     parser.add_argument("--forks", type=int, default=50)
+    parser.add_argument("--label", default="", help="what the tree is, kept with the result (before: <commit> ...)")
     args = parser.parse_args()
     for size in args.sizes:
-        line = json.dumps(bench(size, args.forks))
+        result = bench(size, args.forks)
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+        result["tree"] = " ".join(filter(None, [args.label, commit.stdout.strip()]))
+        line = json.dumps(result)
         print(line, flush=True)
         with RESULTS.open("a") as results:
             results.write(line + "\n")
