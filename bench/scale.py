@@ -208,8 +208,10 @@ def main() -> None:
     args = parser.parse_args()
     for size in args.sizes:
         result = bench(size, args.forks)
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-        result["tree"] = " ".join(filter(None, [args.label, commit.stdout.strip()]))
+        tree = subprocess.run(
+            ["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True, check=False
+        )
+        result["tree"] = " ".join(filter(None, [args.label, tree.stdout.strip()]))
         line = json.dumps(result)
         print(line, flush=True)
         with RESULTS.open("a") as results:

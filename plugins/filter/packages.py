@@ -12,6 +12,14 @@ from typing import Any
 # The common role's query prints the same first field for rpm (every listed package is installed).
 _INSTALLED = {"ii", "hi"}
 
+# The query of a host's package database, by OS family: ``<status> <name> <version>`` per package. Its output is a
+# registered variable, never a fact: package_facts would keep every package of the host (about 120 kB) in the fact
+# cache, which Ansible reads, decodes and cleans again for every task and host of every later run (docs/scale.md).
+PACKAGE_QUERY: dict[str, list[str]] = {
+    "Debian": ["dpkg-query", "--show", "--showformat=${db:Status-Abbrev} ${Package} ${Version}\n"],
+    "RedHat": ["rpm", "--query", "--all", "--queryformat=ii %{NAME} %{VERSION}-%{RELEASE}\n"],
+}
+
 
 def _installed(listing: str) -> dict[str, str]:
     """``<status> <name> <version>`` lines (the common role's query) -> version by package name."""
@@ -34,14 +42,31 @@ def _present(wanted: str, versions: Mapping[str, str]) -> bool:
     return held is not None and (not version or fnmatchcase(held, version))
 
 
+def _listing(installed: Mapping[str, Any] | str | None) -> str:
+    listing = installed.get("stdout") if isinstance(installed, Mapping) else installed
+    return listing if isinstance(listing, str) else ""
+
+
+def package_query(os_family: str) -> list[str]:
+    """The command (argv) that lists a host's installed packages for `packages_missing` and `installed_packages`;
+    Debian's for a family it does not know."""
+    return list(PACKAGE_QUERY.get(str(os_family), PACKAGE_QUERY["Debian"]))
+
+
+def installed_packages(installed: Mapping[str, Any] | str | None) -> dict[str, list[dict[str, str]]]:
+    """The host's installed packages in package_facts' shape (``{name: [{name, version}]}``), from the registered
+    result of `package_query` (or its output); empty without it."""
+    return {name: [{"name": name, "version": version}] for name, version in _installed(_listing(installed)).items()}
+
+
 def packages_missing(packages: str | Iterable[str], installed: Mapping[str, Any] | str | None) -> list[str]:
     """The packages (one name or a list; C(name=version-glob) as apt takes them) the host has not installed,
     according to ``installed`` (C(common_installed_packages): the registered query of the host's package database,
     or its output). Every package counts as missing where the query is not there (a role run on its own, a check
     run that skipped it), so a task gated on the result runs exactly as it would without the query."""
-    listing = installed.get("stdout") if isinstance(installed, Mapping) else installed
+    listing = _listing(installed)
     names = [packages] if isinstance(packages, str) else [str(name) for name in packages]
-    if not isinstance(listing, str) or not listing.strip():
+    if not listing.strip():
         return names
     versions = _installed(listing)
     return [name for name in names if not _present(name, versions)]
@@ -49,4 +74,8 @@ def packages_missing(packages: str | Iterable[str], installed: Mapping[str, Any]
 
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"packages_missing": packages_missing}
+        return {
+            "installed_packages": installed_packages,
+            "package_query": package_query,
+            "packages_missing": packages_missing,
+        }

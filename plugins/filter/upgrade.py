@@ -36,13 +36,13 @@ def slurm_upgrade_lagging(results: Sequence[Mapping[str, Any]], target: Any) -> 
 
 
 def slurm_upgrade_packages(packages: Iterable[str], target: Any) -> list[str]:
-    """The host's installed packages (package facts) built from Slurm's source, each pinned to ``target``
+    """The host's installed packages (`installed_packages`) built from Slurm's source, each pinned to ``target``
     (``name=<release>.*``): what the upgrade installs on it."""
     return source_packages(packages, str(target))
 
 
 def slurm_upgrade_release_package(packages: Iterable[str]) -> str:
-    """The package (from the host's package facts) whose installed version is the host's Slurm release."""
+    """The package (from the host's `installed_packages`) whose installed version is the host's Slurm release."""
     return release_package(set(packages))
 
 

@@ -18,7 +18,7 @@ def user_env_modulefiles(
     packages: Mapping[str, Sequence[Mapping[str, Any]]], python: str = "python3"
 ) -> list[dict[str, str]]:
     """{name, version, path, text} of every Lua modulefile of a node (CUDA, NCCL, the users' Python, MPI), made from
-    its installed packages (ansible_facts.packages) and the Python the examples run."""
+    its installed packages (`installed_packages`: package_facts' shape) and the Python the examples run."""
     return modulefiles(packages, python)
 
 
