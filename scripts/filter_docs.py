@@ -36,8 +36,8 @@ PARAMETERS = {
     " cluster role gathers them.",
     "groups": "Ansible's C(groups): every inventory group with its hosts.",
     "plan": "The run's plan of the cluster (the fact C(cluster_plan), see the C(cluster_plan) filter).",
-    "held": "The plan the run's opening validation built (C(hostvars['localhost'].cluster_plan)); none when there is"
-    " none.",
+    "held": "The plan the run's opening validation built (C(hostvars['localhost'].ansible_facts.cluster_plan));"
+    " none when there is none.",
     "group_names": "Ansible's C(group_names) of the host: the groups it is in.",
     "key": "The name of the setting (a key of cluster_federation.pods.<pod>).",
     "variable": "The name of a variable.",

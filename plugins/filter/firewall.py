@@ -19,6 +19,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.firewall import
     source_networks,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import host_pod
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.facts import default_ipv4_address
 
 
 def _address(variables: Mapping[str, Any]) -> str:
@@ -26,8 +27,7 @@ def _address(variables: Mapping[str, Any]) -> str:
     given = str(variables.get("ansible_host") or "")
     if given and (netaddr.valid_ipv4(given) or netaddr.valid_ipv6(given)):
         return given
-    default = variables.get("ansible_default_ipv4") or {}
-    return str(default.get("address") or "") if isinstance(default, Mapping) else ""
+    return default_ipv4_address(variables)
 
 
 def firewall_ruleset(

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ansible.errors import AnsibleUndefinedVariable
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.facts import default_ipv4_address
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils.inventory_text import may_set
 
 
@@ -51,9 +52,7 @@ def _address(variables: Mapping[str, Any], override: str = "") -> str:
     """The host's ``override`` variable where set, else its default IPv4 address (facts), else its ansible_host;
     "" without any."""
     given = variables.get(override) if override else None
-    default = variables.get("ansible_default_ipv4")
-    fact = default.get("address") if isinstance(default, Mapping) else None
-    return str(given or fact or variables.get("ansible_host") or "")
+    return str(given or default_ipv4_address(variables) or variables.get("ansible_host") or "")
 
 
 def host_addresses(hosts: Iterable[str], hostvars: Mapping[str, Any], override: str = "") -> dict[str, str]:

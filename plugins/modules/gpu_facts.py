@@ -32,7 +32,9 @@ EXAMPLES = r"""
 
 - name: Say what was found
   ansible.builtin.debug:
-    msg: "{{ gpu_host.gpus | length }} GPUs, driver {{ gpu_host.driver_version or 'not loaded' }}"
+    msg: >-
+      {{ ansible_facts['gpu_host'].gpus | length }} GPUs,
+      driver {{ ansible_facts['gpu_host'].driver_version or 'not loaded' }}
 """
 
 RETURN = r"""

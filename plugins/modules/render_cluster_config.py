@@ -24,9 +24,9 @@ options:
     required: true
   plan:
     description:
-      - The run's plan, built by the opening validation (C(hostvars['localhost'].cluster_plan)); used where its
-        fingerprint matches O(spec) and the inventory's groups, else the plan is built here. None or omitted - built
-        here.
+      - The run's plan, built by the opening validation (C(hostvars['localhost'].ansible_facts.cluster_plan)); used
+        where its fingerprint matches O(spec) and the inventory's groups, else the plan is built here. None or
+        omitted - built here.
     type: raw
   dest:
     description: Directory the files are written to; created when missing.

@@ -76,7 +76,7 @@ EXAMPLES = r"""
     dir: /etc/prometheus/tls
     group: prometheus
     common_name: "{{ inventory_hostname }}"
-    sans: ["DNS:{{ inventory_hostname }}", "IP:{{ ansible_default_ipv4.address }}"]
+    sans: ["DNS:{{ inventory_hostname }}", "IP:{{ ansible_facts['default_ipv4'].address }}"]
     ca_dir: "{{ inventory_dir }}/.pki"
 """
 

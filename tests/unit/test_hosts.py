@@ -31,10 +31,11 @@ def test_host_values_reads_each_hosts_variable_or_result() -> None:
 
 def test_host_addresses_prefer_the_override_then_facts_then_ansible_host() -> None:
     hostvars: dict[str, dict[str, Any]] = {
-        "ctl1": {"pacemaker_node_address": "10.1.0.1", "ansible_default_ipv4": {"address": "10.0.0.1"}},
+        "ctl1": {"pacemaker_node_address": "10.1.0.1", "ansible_facts": {"default_ipv4": {"address": "10.0.0.1"}}},
+        # facts injected as top-level variables too (Ansible's inject_facts_as_vars, which the project turns off)
         "ctl2": {"ansible_default_ipv4": {"address": "10.0.0.2"}, "ansible_host": "192.0.2.2"},
         "ctl3": {"ansible_host": "192.0.2.3"},
-        "ctl4": {"pacemaker_node_address": "", "ansible_default_ipv4": {}},
+        "ctl4": {"pacemaker_node_address": "", "ansible_facts": {"default_ipv4": {}}},
     }
     assert host_addresses(list(hostvars), hostvars, "pacemaker_node_address") == {
         "ctl1": "10.1.0.1",
@@ -48,8 +49,8 @@ def test_host_addresses_prefer_the_override_then_facts_then_ansible_host() -> No
 
 def test_etc_hosts_lists_every_host_by_name_and_names_those_without_an_address() -> None:
     hostvars: dict[str, dict[str, Any]] = {
-        "c2": {"ansible_default_ipv4": {"address": "10.0.0.2"}},
-        "a1": {"ansible_default_ipv4": {"address": "10.0.0.1"}, "ansible_host": "192.0.2.1"},
+        "c2": {"ansible_facts": {"default_ipv4": {"address": "10.0.0.2"}}},
+        "a1": {"ansible_facts": {"default_ipv4": {"address": "10.0.0.1"}}, "ansible_host": "192.0.2.1"},
         "b1": {"ansible_host": "192.0.2.9"},
         "d4": {},
     }
@@ -61,8 +62,8 @@ def test_etc_hosts_lists_every_host_by_name_and_names_those_without_an_address()
 
 def test_one_hosts_address_prefers_the_override_then_facts_then_ansible_host_then_its_name() -> None:
     hostvars: dict[str, Any] = {
-        "a": {"exporter_address": "10.1.0.1", "ansible_default_ipv4": {"address": "10.0.0.1"}},
-        "b": {"ansible_default_ipv4": {"address": "10.0.0.2"}, "ansible_host": "192.0.2.2"},
+        "a": {"exporter_address": "10.1.0.1", "ansible_facts": {"default_ipv4": {"address": "10.0.0.1"}}},
+        "b": {"ansible_facts": {"default_ipv4": {"address": "10.0.0.2"}}, "ansible_host": "192.0.2.2"},
         "c": {"ansible_host": "192.0.2.3"},
         "d": {},
     }
