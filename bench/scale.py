@@ -206,12 +206,12 @@ def main() -> None:
     parser.add_argument("--forks", type=int, default=50)
     parser.add_argument("--label", default="", help="what the tree is, kept with the result (before: <commit> ...)")
     args = parser.parse_args()
+    described = subprocess.run(
+        ["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    tree = " ".join(filter(None, [args.label, described.stdout.strip()]))
     for size in args.sizes:
-        result = bench(size, args.forks)
-        tree = subprocess.run(
-            ["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True, check=False
-        )
-        result["tree"] = " ".join(filter(None, [args.label, tree.stdout.strip()]))
+        result = {**bench(size, args.forks), "tree": tree}
         line = json.dumps(result)
         print(line, flush=True)
         with RESULTS.open("a") as results:

@@ -26,7 +26,8 @@ from ansible import constants
 from ansible.module_utils.parsing.convert_bool import BOOLEANS
 
 ROOT = Path(__file__).resolve().parents[2]
-# Facts returned by the collection's modules (cached by Ansible's fact cache between runs).
+# Facts returned by the collection's modules (cached by Ansible's fact cache between runs): the roles read them as
+# ansible_facts['gpu_host'], but a site whose ansible.cfg injects facts as variables has them as names too.
 MODULE_FACTS = frozenset({"gpu_host"})
 _SET_FACT = ("ansible.builtin.set_fact", "set_fact")
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -79,7 +79,7 @@ def test_the_modulefiles_read_the_query_as_they_read_package_facts() -> None:
 
 def test_the_query_is_the_family_s_and_debian_s_elsewhere() -> None:
     assert package_query("RedHat")[0] == "rpm"
-    assert package_query("Debian") == package_query("Suse")[:] and package_query("Debian")[0] == "dpkg-query"
+    assert package_query("Suse") == package_query("Debian") and package_query("Debian")[0] == "dpkg-query"
     package_query("Debian").append("x")  # a copy: the caller cannot change the next host's query
     assert package_query("Debian")[-1].endswith("\n")  # one package a line
 
