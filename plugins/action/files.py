@@ -39,6 +39,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
                 "dest": str(entry["dest"]),
                 "mode": str(entry.get("mode", mode)),
                 "content": content,
+                **({"validate": str(entry["validate"])} if entry.get("validate") else {}),
             }
             for entry, content in ((entry, self._content(entry, task_vars or {})) for entry in args.get("files") or [])
         ]

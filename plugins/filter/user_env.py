@@ -22,6 +22,30 @@ def user_env_modulefiles(
     return modulefiles(packages, python)
 
 
+# Lmod's list of module directories at login (Debian's layout).
+MODULESPATH = "/etc/lmod/modulespath"
+
+
+def user_env_module_files(
+    files: Sequence[Mapping[str, str]], directory: str, site_dirs: Sequence[str] = ()
+) -> dict[str, list[Any]]:
+    """The modulefiles of `user_env_modulefiles` as the files action takes them: the directories (the generated
+    one, a directory per software), the files, and the generated directory to purge of what the node no longer has;
+    with MODULEPATH (Lmod's modulespath): the generated directory, then the site's."""
+    names = sorted({str(entry["name"]) for entry in files})
+    modulespath = (
+        "# Managed by gpucluster (Ansible, user_env role): local edits are overwritten.\n"
+        "# Lmod's MODULEPATH at login, in this order (a directory that does not exist is left out).\n"
+        + "".join(f"{path}\n" for path in [directory, *site_dirs])
+    )
+    return {
+        "directories": [directory] + [f"{directory}/{name}" for name in names],
+        "files": [{"dest": f"{directory}/{entry['path']}", "content": entry["text"], "mode": "0644"} for entry in files]
+        + [{"dest": MODULESPATH, "content": modulespath, "mode": "0644"}],
+        "purge": [directory],
+    }
+
+
 def _index_problem(name: str, url: Any) -> str:
     if not isinstance(url, str) or any(c.isspace() for c in url) or not url.isprintable():
         return f"{name}: {url!r} is not one URL (a space or a line break would split pip.conf's value)"
@@ -64,4 +88,8 @@ def user_env_pip_errors(index_url: Any, extra_index_urls: Any = (), trusted_host
 
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"user_env_modulefiles": user_env_modulefiles, "user_env_pip_errors": user_env_pip_errors}
+        return {
+            "user_env_modulefiles": user_env_modulefiles,
+            "user_env_module_files": user_env_module_files,
+            "user_env_pip_errors": user_env_pip_errors,
+        }

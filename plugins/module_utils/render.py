@@ -56,11 +56,7 @@ def cluster_config(cluster: Cluster) -> dict[str, Any]:
         "job_scripts": job_script_files(cluster),
         "pam_adopt": cluster.pam_adopt,
         # the user-dirs prolog's directories (one per line in its configuration) and their root-owned parents
-        "job_user_dirs": {
-            "patterns": list(cluster.job_scripts.user_dirs),
-            "parents": user_dir_parents(cluster),
-            "tmpfiles": [f"d {parent} 0711 root root -" for parent in user_dir_parents(cluster)],
-        },
+        "job_user_dirs": user_dirs_config(cluster),
         "job_submit": job_submit_config(cluster),
         "health_check": health_check_config(cluster),
         "mail": mail_config(cluster),
@@ -78,6 +74,32 @@ def cluster_config(cluster: Cluster) -> dict[str, Any]:
             "switches": len(cluster.fabric.switches),
             "blocks": len(cluster.fabric.blocks),
         },
+    }
+
+
+# What the user-dirs prolog reads: its list of directories, one pattern a line ({user}, {uid}: the job's user).
+USER_DIRS_LIST = "/etc/gpucluster/user-dirs"
+# The boot entries that make the prolog's parent directories again after a reboot (/run is a tmpfs).
+USER_DIRS_TMPFILES = "/etc/tmpfiles.d/gpucluster-user-dirs.conf"
+
+
+def user_dirs_config(cluster: Cluster) -> dict[str, Any]:
+    """The user-dirs prolog's directories (one pattern a line in its list) and their parents - root's own, 0711, made
+    now and at every boot - with the directories and files a compute node gets for it (the files action's entries)."""
+    parents, patterns = user_dir_parents(cluster), list(cluster.job_scripts.user_dirs)
+    tmpfiles = [f"d {parent} 0711 root root -" for parent in parents]
+    header = "# Managed by gpucluster (Ansible): parents of the directories the user-dirs prolog makes"
+    return {
+        "patterns": patterns,
+        "parents": parents,
+        "tmpfiles": tmpfiles,
+        "directories": [{"path": parent, "mode": "0711"} for parent in parents]
+        + [{"path": USER_DIRS_LIST.rsplit("/", 1)[0], "mode": "0755"}],
+        "files": [
+            {"dest": USER_DIRS_TMPFILES, "content": "\n".join([header, *tmpfiles]) + "\n", "mode": "0644"},
+            {"dest": USER_DIRS_LIST, "content": "".join(f"{line}\n" for line in patterns), "mode": "0644"},
+        ],
+        "stale": [USER_DIRS_LIST, USER_DIRS_TMPFILES],
     }
 
 

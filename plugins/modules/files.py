@@ -18,8 +18,11 @@ author: gpucluster maintainers
 options:
   files:
     description:
-      - Each C({dest, template | src | content, mode, owner, group}); C(template) and C(src) are found as the
-        template and copy modules find them (the role's templates/ and files/, or a path on the controller).
+      - Each C({dest, template | src | content, mode, owner, group, validate}); C(template) and C(src) are found as
+        the template and copy modules find them (the role's templates/ and files/, or a path on the controller).
+      - C(validate) is a command with C(%s) for the new file's path, run on the host before the file replaces the
+        old one (as the copy module's option); where it fails, the file stays as it was and the task fails. Not run
+        in check mode.
     type: list
     elements: dict
     default: []

@@ -21,12 +21,18 @@ options:
     elements: dict
     default: []
   files:
-    description: Files to write, each C({dest, content, owner, group, mode}); the content is text.
+    description:
+      - Files to write, each C({dest, content, owner, group, mode}) and optionally C(validate); the content is text.
+      - C(validate), a command with C(%s) for the new file's path, runs before the file takes the place of the old
+        one (as the copy module's option); where it fails, nothing is written and the task fails.
     type: list
     elements: dict
     default: []
   purge:
-    description: Directories whose entries not among O(files) are removed (scripts the inventory no longer lists).
+    description:
+      - Directories whose entries not among O(files) are removed (scripts the inventory no longer lists).
+      - A subdirectory that is among O(directories) or holds one of O(files) is kept and looked into in turn;
+        any other is removed whole.
     type: list
     elements: path
     default: []
@@ -55,6 +61,7 @@ written:
   returned: always
 """
 
+import functools
 import os
 import shutil
 from typing import Any
@@ -68,6 +75,41 @@ _DIFF_LIMIT = 64 * 1024
 def _attributes(module: AnsibleModule, entry: dict[str, Any], path: str, changed: bool) -> bool:
     wanted = {"path": path, "owner": entry.get("owner"), "group": entry.get("group"), "mode": entry.get("mode")}
     return bool(module.set_fs_attributes_if_different({**wanted, "attributes": None, "secontext": None}, changed))
+
+
+def _validate(module: AnsibleModule, dest: str, command: str, path: str) -> None:
+    """Run a file's validate command on its new content (at ``path``); fail the task where it fails."""
+    if "%s" not in command:
+        module.fail_json(msg=f"{dest}: validate must hold %s for the file's path: {command!r}")
+    rc, out, err = module.run_command(command % path)
+    if rc != 0:
+        # (fail_json exits: write_atomically removes the new file and leaves the old one)
+        message = f"{dest}: the new content failed validation ({command}); the file was left as it was"
+        module.fail_json(msg=message, rc=rc, stdout=out, stderr=err)
+
+
+def _stale(purge: list[str], kept: set[str], directories: set[str]) -> list[str]:
+    """Entries under the purge directories that no file names: a directory that is listed or holds a kept file is
+    looked into (and kept), anything else is removed whole."""
+    holders: set[str] = set()
+    for path in kept:
+        parent = os.path.dirname(path)
+        while parent not in ("", os.sep) and parent not in holders:
+            holders.add(parent)
+            parent = os.path.dirname(parent)
+    stale: list[str] = []
+    pending = [os.path.normpath(directory) for directory in purge if os.path.isdir(directory)]
+    while pending:
+        directory = pending.pop()
+        for name in sorted(os.listdir(directory)):
+            path = os.path.join(directory, name)
+            if path in kept:
+                continue
+            if os.path.isdir(path) and not os.path.islink(path) and (path in holders or path in directories):
+                pending.append(path)
+            else:
+                stale.append(path)
+    return sorted(stale)
 
 
 def main() -> None:
@@ -108,25 +150,22 @@ def main() -> None:
             if not check:
                 if not os.path.isdir(os.path.dirname(dest)):
                     module.fail_json(msg=f"{dest}: its directory does not exist", written=written)
-                write_atomically(dest, content, int(str(entry.get("mode") or "0644"), 8))
+                validate = entry.get("validate")
+                check_file = functools.partial(_validate, module, dest, str(validate)) if validate else None
+                write_atomically(dest, content, int(str(entry.get("mode") or "0644"), 8), check_file)
         if os.path.exists(dest):
             changed = _attributes(module, entry, dest, changed)
     kept = {os.path.normpath(str(entry["dest"])) for entry in module.params["files"]}
-    for directory in module.params["purge"]:
-        if not os.path.isdir(directory):
-            continue
-        for name in sorted(os.listdir(directory)):
-            path = os.path.normpath(os.path.join(directory, name))
-            if path in kept:
-                continue
-            written.append(f"removed {path}")
-            if module._diff:
-                diffs.append({"before_header": path, "after_header": "(absent)", "before": "", "after": ""})
-            if not check:
-                if os.path.isdir(path) and not os.path.islink(path):
-                    shutil.rmtree(path)
-                else:
-                    os.unlink(path)
+    listed = {os.path.normpath(str(entry["path"])) for entry in module.params["directories"]}
+    for path in _stale(module.params["purge"], kept, listed):
+        written.append(f"removed {path}")
+        if module._diff:
+            diffs.append({"before_header": path, "after_header": "(absent)", "before": "", "after": ""})
+        if not check:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
     module.exit_json(changed=changed or bool(written), written=written, diff=diffs)
 
 

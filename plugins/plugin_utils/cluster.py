@@ -4,6 +4,7 @@ inventory problem."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ansible.errors import AnsibleFilterError
@@ -56,5 +57,28 @@ def cluster_validation(
     if text:
         return {"problems": errors + text, "plan": {}}
     problems, plan = validated_plan(spec, groups)
-    errors += problems
+    errors += problems or job_script_errors(plan)
     return {"problems": errors, "plan": {} if errors else plan}
+
+
+# The sample prolog/epilog scripts (a job script named without a slash), in the cluster role of this collection.
+SAMPLE_SCRIPTS = Path(__file__).resolve().parents[2] / "roles" / "cluster" / "files" / "job_scripts"
+
+
+def job_script_errors(plan: Mapping[str, Any], samples: Path = SAMPLE_SCRIPTS) -> list[str]:
+    """The job scripts of the plan (every pod's) that are not on the Ansible controller: a sample that is not one, or
+    a path (relative to the directory Ansible runs in) that is not a file. Checked once before any host is touched."""
+    known = sorted(path.name for path in samples.iterdir()) if samples.is_dir() else []
+    errors: list[str] = []
+    for config in plan.get("configs", {}).values():
+        for kind in config["job_scripts"]:
+            for entry in kind["files"]:
+                source = str(entry["src"])
+                if Path(source if "/" in source else samples / source).is_file():
+                    continue
+                error = (
+                    f"cluster_job_scripts.{kind['kind']}: {source} does not exist on the Ansible controller; use a"
+                    f" sample ({', '.join(known)}) or the path of your script"
+                )
+                errors += [] if error in errors else [error]
+    return errors

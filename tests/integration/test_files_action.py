@@ -97,3 +97,65 @@ def test_rendered_as_the_template_module_written_once_and_purged(tmp_path: Path)
     assert purged.returncode == 0 and _changed(purged) == 1, purged.stdout
     assert sorted(path.name for path in scripts.iterdir()) == ["given.txt", "plain.txt", "sample.sh"]
     assert (scripts / "given.txt").read_text() == "the title\n"
+
+
+NESTED = """
+- hosts: localhost
+  connection: local
+  gather_facts: false
+  tasks:
+    - name: Modulefiles, one level down
+      gpucluster.cluster.files:
+        directories:
+          - "{{ out }}/modules"
+          - "{{ out }}/modules/cuda"
+          - "{{ out }}/modules/nccl"
+          - "{{ out }}/modules/empty"
+        files:
+          - {dest: "{{ out }}/modules/cuda/12.4.lua", content: "cuda\\n"}
+          - {dest: "{{ out }}/modules/nccl/2.21.lua", content: "nccl\\n"}
+        purge: ["{{ out }}/modules"]
+"""
+
+
+def test_purge_looks_into_the_directories_it_keeps(tmp_path: Path) -> None:
+    (tmp_path / "play.yml").write_text(NESTED)
+    modules = tmp_path / "out" / "modules"
+    assert _run(tmp_path).returncode == 0
+    (modules / "cuda" / "11.8.lua").write_text("old cuda\n")
+    (modules / "mpi").mkdir()
+    (modules / "mpi" / "4.1.lua").write_text("software the node no longer has\n")
+    (modules / "stray.lua").write_text("stray\n")
+
+    checked = _run(tmp_path, "--check", "--diff")
+    assert _changed(checked) == 1 and (modules / "mpi" / "4.1.lua").exists(), checked.stdout
+    purged = _run(tmp_path)
+    assert purged.returncode == 0 and _changed(purged) == 1, purged.stdout
+    kept = sorted(str(path.relative_to(modules)) for path in modules.rglob("*"))
+    assert kept == ["cuda", "cuda/12.4.lua", "empty", "nccl", "nccl/2.21.lua"]
+    assert _changed(_run(tmp_path)) == 0
+
+
+VALIDATED = """
+- hosts: localhost
+  connection: local
+  gather_facts: false
+  tasks:
+    - name: A file that must pass its check first
+      gpucluster.cluster.files:
+        files:
+          - {dest: "{{ out }}/rules", content: "{{ rules }}\\n", mode: "0600", validate: "grep -q ^table %s"}
+"""
+
+
+def test_a_file_that_fails_its_validation_leaves_the_old_one(tmp_path: Path) -> None:
+    (tmp_path / "play.yml").write_text(VALIDATED)
+    out = tmp_path / "out"
+    out.mkdir()
+    assert _run(tmp_path, "-e", '{"rules": "table inet x"}').returncode == 0
+    assert (out / "rules").read_text() == "table inet x\n" and stat.S_IMODE((out / "rules").stat().st_mode) == 0o600
+    refused = _run(tmp_path, "-e", "rules=garbage")
+    assert refused.returncode != 0 and "failed validation (grep -q ^table" in refused.stdout, refused.stdout
+    assert (out / "rules").read_text() == "table inet x\n"
+    assert sorted(path.name for path in out.iterdir()) == ["rules"]  # no temporary file left beside it
+    assert _changed(_run(tmp_path, "-e", "rules=garbage", "--check")) == 1  # a check run does not validate

@@ -3,6 +3,8 @@ while it stands for the same inventory, never used for another."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.module_utils import plan as plan_module
 from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
@@ -14,7 +16,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import (
     plan_for,
     validated_plan,
 )
-from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import cluster_validation
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import cluster_validation, job_script_errors
 
 from .factory import valid_groups, valid_spec
 from .test_federation import fed_groups, fed_spec
@@ -92,3 +94,22 @@ def test_an_invalid_inventory_has_its_problems_and_no_plan() -> None:
 def test_a_valid_inventory_validates_to_its_plan() -> None:
     result = cluster_validation(valid_spec(), valid_groups())
     assert result["problems"] == [] and result["plan"] == build_plan(valid_spec(), valid_groups())
+
+
+def test_a_job_script_the_controller_lacks_is_refused_before_any_host(tmp_path: Path) -> None:
+    """A sample or a script path that is not on the Ansible controller is a problem of the opening validation (not
+    of the cluster role on every host); samples and existing paths pass."""
+    own = tmp_path / "site-prolog"
+    own.write_text("#!/bin/sh\n")
+    spec = valid_spec()
+    spec["job_scripts"] = {"prolog": ["job-env", str(own)], "epilog": ["gpu-clean"]}
+    assert cluster_validation(spec, valid_groups())["problems"] == []
+    spec["job_scripts"] = {"prolog": ["job-env", str(tmp_path / "missing")], "epilog": ["gpu-clean"]}
+    result = cluster_validation(spec, valid_groups())
+    assert result["plan"] == {}
+    assert result["problems"] == [
+        f"cluster_job_scripts.prolog: {tmp_path / 'missing'} does not exist on the Ansible controller; use a sample"
+        " (dcgm-job-map, dcgm-job-unmap, gpu-clean, job-env, user-dirs) or the path of your script"
+    ]
+    plan = build_plan(valid_spec(), valid_groups())
+    assert job_script_errors(plan, tmp_path)[0].startswith("cluster_job_scripts.prolog: user-dirs does not exist")
