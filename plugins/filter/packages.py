@@ -72,10 +72,29 @@ def packages_missing(packages: str | Iterable[str], installed: Mapping[str, Any]
     return [name for name in names if not _present(name, versions)]
 
 
+def packages_unselected(
+    packages: Iterable[str], selection: str, installed: Mapping[str, Any] | str | None
+) -> list[str]:
+    """The packages whose dpkg selection (C(hold) or C(install)) is not ``selection``, according to ``installed``
+    (the registered query of `package_query`: the first letter of its status is the selection). A package the query
+    does not list, or every package where the query is not there, is returned: its task runs as it would without
+    the query."""
+    wanted = {"hold": "h", "install": "i"}.get(selection, "")
+    listing = _listing(installed)
+    names = [str(name) for name in packages]
+    if not wanted or not listing.strip():
+        return names
+    selected = {
+        fields[1].split(":")[0]: fields[0][0] for fields in map(str.split, listing.splitlines()) if len(fields) == 3
+    }
+    return [name for name in names if selected.get(name.split(":")[0]) != wanted]
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
             "installed_packages": installed_packages,
             "package_query": package_query,
             "packages_missing": packages_missing,
+            "packages_unselected": packages_unselected,
         }

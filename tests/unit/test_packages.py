@@ -11,6 +11,7 @@ from ansible_collections.gpucluster.cluster.plugins.filter.packages import (
     installed_packages,
     package_query,
     packages_missing,
+    packages_unselected,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.modulefiles import modulefiles
 
@@ -89,3 +90,18 @@ def test_the_query_runs_on_this_debian_machine_and_finds_dpkg_itself() -> None:
     listing = subprocess.run(package_query("Debian"), capture_output=True, text=True, check=True).stdout
     assert installed_packages(listing)["dpkg"][0]["version"]
     assert packages_missing(["dpkg", "no-such-package-here"], listing) == ["no-such-package-here"]
+
+
+def test_packages_already_held_are_left_out_of_the_hold() -> None:
+    listing = "hi nvidia-driver 550.1\nii libcuda1 550.1\nhi firmware-nvidia-gsp:amd64 550.1\nun nvidia-smi <none>\n"
+    wanted = ["nvidia-driver", "libcuda1", "firmware-nvidia-gsp", "nvidia-smi", "nvidia-kernel-dkms"]
+    assert packages_unselected(wanted, "hold", {"stdout": listing}) == ["libcuda1", "nvidia-smi", "nvidia-kernel-dkms"]
+    assert packages_unselected(wanted, "install", listing) == [
+        "nvidia-driver",
+        "firmware-nvidia-gsp",
+        "nvidia-smi",
+        "nvidia-kernel-dkms",
+    ]
+    # without the query (a role run alone) every package is handed to the module, as before
+    assert packages_unselected(wanted, "hold", None) == wanted
+    assert packages_unselected(wanted, "hold", {"skipped": True}) == wanted
