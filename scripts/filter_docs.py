@@ -31,6 +31,10 @@ HEADER = (
 )
 
 # What the filters' parameters carry, by name (the same names mean the same things across the plugins).
+PACKAGE_QUERY_RESULT = (
+    "The registered result of the C(package_query) command (C(common_installed_packages)) or its output; none where"
+    " it did not run."
+)
 PARAMETERS = {
     "spec": "The cluster model's variables: every C(cluster_*) inventory variable without its prefix, as the"
     " cluster role gathers them.",
@@ -53,6 +57,11 @@ PARAMETERS = {
     "variable_names": "The names of the variables the inventory sets.",
     "target": "The Slurm release to reach, for example C(24.11).",
     "installed": "The Slurm release each host runs, by host.",
+    # (a filter's own word for an argument, where another filter's argument of the same name means something else)
+    "installed_packages.installed": PACKAGE_QUERY_RESULT,
+    "packages_missing.installed": PACKAGE_QUERY_RESULT,
+    "packages_unselected.installed": PACKAGE_QUERY_RESULT,
+    "packages_unselected.selection": "The dpkg selection the packages should have: C(hold) or C(install).",
     "account": "One account of C(accounting_accounts): its settings.",
     "user": "One user of C(accounting_users): its settings.",
     "users": "C(accounting_users): the users and their settings.",
@@ -184,7 +193,9 @@ def document(module: str, name: str, function: Callable[..., Any]) -> str:
     options: dict[str, Any] = {}
     for index, parameter in enumerate(parameters):
         option: dict[str, Any] = {
-            "description": PARAMETERS.get(parameter.name, f"The C({parameter.name}) argument."),
+            "description": PARAMETERS.get(
+                f"{name}.{parameter.name}", PARAMETERS.get(parameter.name, f"The C({parameter.name}) argument.")
+            ),
             "type": ansible_type(parameter.annotation),
         }
         if index == 0:
