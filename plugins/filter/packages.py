@@ -4,7 +4,7 @@ starting the package manager on the host for each (about a second of the host's 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from fnmatch import fnmatchcase
 from typing import Any
 
@@ -21,14 +21,18 @@ PACKAGE_QUERY: dict[str, list[str]] = {
 }
 
 
-def _installed(listing: str) -> dict[str, str]:
-    """``<status> <name> <version>`` lines (the common role's query) -> version by package name."""
-    versions: dict[str, str] = {}
+def _rows(listing: str) -> Iterator[tuple[str, str, str]]:
+    """(status, package name without its architecture, version) of each ``<status> <name> <version>`` line of the
+    common role's query."""
     for line in listing.splitlines():
         fields = line.split()
-        if len(fields) == 3 and fields[0] in _INSTALLED:
-            versions[fields[1].split(":")[0]] = fields[2]
-    return versions
+        if len(fields) == 3:
+            yield fields[0], fields[1].split(":")[0], fields[2]
+
+
+def _installed(listing: str) -> dict[str, str]:
+    """The query's lines -> version by package name, of the installed packages."""
+    return {name: version for status, name, version in _rows(listing) if status in _INSTALLED}
 
 
 def _present(wanted: str, versions: Mapping[str, str]) -> bool:
@@ -84,9 +88,7 @@ def packages_unselected(
     names = [str(name) for name in packages]
     if not wanted or not listing.strip():
         return names
-    selected = {
-        fields[1].split(":")[0]: fields[0][0] for fields in map(str.split, listing.splitlines()) if len(fields) == 3
-    }
+    selected = {name: status[0] for status, name, _version in _rows(listing)}
     return [name for name in names if selected.get(name.split(":")[0]) != wanted]
 
 

@@ -28,7 +28,9 @@ from .slurmconf import gpu_index_order
 from .userview import user_view
 from .validate import GPU_CATALOGUE
 
-PLAN_FORMAT = 1
+# The shape of the plan: raised whenever a key the roles read changes, so that a plan left in the fact cache by an
+# earlier release is never taken (2: job_user_dirs as the files action's entries).
+PLAN_FORMAT = 2
 
 
 def fingerprint(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> str:

@@ -91,8 +91,6 @@ def user_dirs_config(cluster: Cluster) -> dict[str, Any]:
     header = "# Managed by gpucluster (Ansible): parents of the directories the user-dirs prolog makes"
     return {
         "patterns": patterns,
-        "parents": parents,
-        "tmpfiles": tmpfiles,
         "directories": [{"path": parent, "mode": "0711"} for parent in parents]
         + [{"path": USER_DIRS_LIST.rsplit("/", 1)[0], "mode": "0755"}],
         "files": [

@@ -196,6 +196,12 @@ def job_script_files(cluster: Cluster) -> list[dict[str, Any]]:
 DISPATCHER = "gpucluster-job-scripts"
 
 
+def script_source(source: str, sample_dir: str) -> str:
+    """Where a job script of cluster_job_scripts is on the Ansible controller: a name without a slash is one of the
+    samples in sample_dir, anything else a path."""
+    return source if "/" in source else f"{sample_dir.rstrip('/')}/{source}"
+
+
 def host_job_scripts(
     kinds: Sequence[Mapping[str, Any]], host_groups: Sequence[str], sample_dir: str
 ) -> dict[str, list[Any]]:
@@ -205,11 +211,7 @@ def host_job_scripts(
     mine = [kind for kind in kinds if kind["hosts"] in host_groups]
     programs = [kind["program"] for kind in mine]
     samples = sample_dir.rstrip("/")
-    files = [
-        {"src": f["src"] if "/" in f["src"] else f"{samples}/{f['src']}", "dest": f["dest"]}
-        for kind in mine
-        for f in kind["files"]
-    ]
+    files = [{"src": script_source(f["src"], samples), "dest": f["dest"]} for kind in mine for f in kind["files"]]
     dispatcher = f"{samples.rsplit('/', 1)[0]}/{DISPATCHER}"
     install = [{"src": dispatcher, "dest": program} for program in programs] + files
     return {"dirs": [kind["dir"] for kind in mine], "programs": programs, "files": files, "install": install}

@@ -11,6 +11,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import Cluster, InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.model import build_cluster, build_pods
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import validated_plan
+from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import script_source
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils.inventory_text import inventory_text_errors
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import (
     boolean_errors,
@@ -74,7 +75,7 @@ def job_script_errors(plan: Mapping[str, Any], samples: Path = SAMPLE_SCRIPTS) -
         for kind in config["job_scripts"]:
             for entry in kind["files"]:
                 source = str(entry["src"])
-                if Path(source if "/" in source else samples / source).is_file():
+                if Path(script_source(source, str(samples))).is_file():
                     continue
                 error = (
                     f"cluster_job_scripts.{kind['kind']}: {source} does not exist on the Ansible controller; use a"

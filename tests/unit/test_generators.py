@@ -337,8 +337,6 @@ def test_the_user_dirs_prolog_runs_first_unless_the_inventory_places_it_or_turns
     ]
     user_dirs = config["job_user_dirs"]
     assert user_dirs["patterns"] == ["/run/slurm-oci/{user}", "/run/enroot/user-{uid}"]
-    assert user_dirs["parents"] == ["/run/enroot", "/run/slurm-oci"]
-    assert user_dirs["tmpfiles"] == ["d /run/enroot 0711 root root -", "d /run/slurm-oci 0711 root root -"]
     # what the cluster role's files action writes on a compute node: the parents root's and 0711, the list, the boot
     # entries
     assert user_dirs["directories"] == [
@@ -348,13 +346,16 @@ def test_the_user_dirs_prolog_runs_first_unless_the_inventory_places_it_or_turns
     ]
     files = {f["dest"]: f["content"] for f in user_dirs["files"]}
     assert files["/etc/gpucluster/user-dirs"] == "/run/slurm-oci/{user}\n/run/enroot/user-{uid}\n"
-    assert files["/etc/tmpfiles.d/gpucluster-user-dirs.conf"].splitlines()[1:] == user_dirs["tmpfiles"]
+    assert files["/etc/tmpfiles.d/gpucluster-user-dirs.conf"].splitlines()[1:] == [
+        "d /run/enroot 0711 root root -",
+        "d /run/slurm-oci 0711 root root -",
+    ]
     spec["job_scripts"] = {}
     assert merged_settings(build_cluster(spec, valid_groups()))["Prolog"] == "/etc/slurm/prolog"
     spec["job_scripts"] = {"prolog": ["job-env", "user-dirs"], "user_dirs": ["/run/site-state/{user}"]}
     config = cluster_config(build_cluster(spec, valid_groups()))
     assert [f["src"] for f in config["job_scripts"][0]["files"]] == ["job-env", "user-dirs"]
-    assert config["job_user_dirs"]["parents"] == ["/run/site-state"]
+    assert config["job_user_dirs"]["directories"][:-1] == [{"path": "/run/site-state", "mode": "0711"}]
     spec["job_scripts"] = {"user_dirs": []}
     config = cluster_config(build_cluster(spec, valid_groups()))
     assert config["job_scripts"][0]["files"] == []
