@@ -15,6 +15,7 @@ from ansible.plugins.action import ActionBase
 from ansible.template import trust_as_template
 from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import plan_for
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils import tier1
 
 
 class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type information
@@ -27,12 +28,16 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
     def run(self, tmp: Any = None, task_vars: dict[str, Any] | None = None) -> dict[str, Any]:
         result: dict[str, Any] = super().run(tmp, task_vars)
         args = self._task.args
-        dest = Path(str(args["dest"])).expanduser()
-        mode = int(str(args.get("mode", "0644")), 8)
+        names, templar = self._scope(task_vars or {})
+        spec = args["spec"] if "spec" in args else templar.template(names["__cluster_spec"])
+        dest = Path(str(args["dest"] if "dest" in args else templar.template(names["cluster_config_dir"]))).expanduser()
+        mode = int(
+            str(args["mode"] if "mode" in args else templar.template(names.get("cluster_config_mode", "0644"))), 8
+        )
         try:
             # the inventory's groups as Ansible holds them: through an argument, Ansible would template every host name
             groups = (task_vars or {}).get("groups", {})
-            configs = plan_for(args["spec"], groups, args.get("plan"))[0]["configs"]
+            configs = plan_for(spec, groups, args.get("plan"))[0]["configs"]
         except InventoryError as exc:
             raise AnsibleActionFail("invalid cluster inventory:\n- " + "\n- ".join(exc.errors)) from exc
 
@@ -42,7 +47,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         # A federation: one directory per pod (its ClusterName), each a whole cluster's configuration.
         for pod, config in configs.items():
             prefix = f"{pod}/" if pod else ""
-            pod_changed, pod_diffs = self._render(config, dest / pod if pod else dest, mode, task_vars or {}, prefix)
+            pod_changed, pod_diffs = self._render(config, dest / pod if pod else dest, mode, names, prefix)
             changed += pod_changed
             diffs += pod_diffs
             files += [prefix + name for name in config["files"]]
@@ -53,6 +58,21 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         if self._task.diff and diffs:
             result["diff"] = diffs
         return result
+
+    def _scope(self, task_vars: dict[str, Any]) -> tuple[dict[str, Any], Any]:
+        """The cluster role's variables and a templar over them: the task's own in the role (its render entry point
+        passes the spec), else read from the role as the opening validation reads them (playbooks/render.yml runs
+        this action alone: one task), the values only this entry point's argument specs name checked here."""
+        if "spec" in self._task.args:
+            return task_vars, self._templar
+        files = tier1.role_files("cluster")
+        names = tier1.scope(files, task_vars)
+        templar = self._templar.copy_with_new_env(available_variables=names)
+        own = {name: option for name, option in files.entries["render"].items() if name not in files.options}
+        problems = tier1.argument_problems("cluster", own, names, templar)
+        if problems:
+            raise AnsibleActionFail("; ".join(problems))
+        return names, templar
 
     def _render(
         self,
@@ -68,7 +88,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         variables = {**task_vars, "__cluster_config": config}
         templar = self._templar.copy_with_new_env(available_variables=variables)
         for name in wanted:
-            source = Path(self._find_needle("templates", f"{name}.j2")).read_text()
+            source = (tier1.ROLES / "cluster" / "templates" / f"{name}.j2").read_text()
             content = str(templar.template(trust_as_template(source)))
             if not content.endswith("\n"):
                 content += "\n"

@@ -6,6 +6,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ansible.module_utils.parsing.convert_bool import boolean
+from ansible_collections.gpucluster.cluster.plugins.filter.cluster import (
+    cluster_pod,
+    cluster_pod_hosts,
+    cluster_pod_setting,
+)
 from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import (
     fence_packages,
     fencing_errors,
@@ -51,6 +56,52 @@ def pacemaker_errors(
     return errors
 
 
+def pacemaker_pairs_errors(
+    leaders: Sequence[str],
+    groups: Mapping[str, Sequence[str]],
+    hostvars: Mapping[str, Any],
+    federation: Mapping[str, Any] | None,
+    addresses: Mapping[str, str],
+    *,
+    shared: Mapping[str, Any],
+) -> list[str]:
+    """Everything wrong with each controller pair (one per pod in a federation; ``leaders``: each pair's first
+    host), with the settings its hosts see: a host's own pacemaker_* value, else its pod's controller VIP (a pod's
+    pair takes it unless set in the pod's group_vars), else ``shared`` (the role's values: vip, cidr_netmask,
+    fence_devices, lab_without_fencing). The controller VIP slurm.conf names must be the pair's VIP."""
+    errors: list[str] = []
+    for leader in leaders:
+        own = hostvars[leader]
+        group_names = list(own.get("group_names") or [])
+        pod = cluster_pod(federation, group_names)
+        pod_vip = cluster_pod_setting(federation, group_names, "controller_vip")
+        pod_variable = f"cluster_federation.pods.{pod}.controller_vip"
+        set_here = "pacemaker_vip" in own
+        settings = {
+            "vip": own.get("pacemaker_vip") if set_here else (pod_vip if pod else shared.get("vip", "")),
+            "vip_variable": "pacemaker_vip" if not pod or set_here else pod_variable,
+            "cidr_netmask": _own(own, "pacemaker_vip_cidr_netmask", shared.get("cidr_netmask", 24)),
+            "fence_devices": _own(own, "pacemaker_fence_devices", shared.get("fence_devices") or {}),
+            "lab_without_fencing": shared.get("lab_without_fencing", False),
+            "slurm_vip": pod_vip if pod else _own(own, "cluster_controller_vip", ""),
+            "slurm_vip_variable": pod_variable if pod else "cluster_controller_vip",
+        }
+        controllers = list(groups.get("controllers") or [])
+        pair = cluster_pod_hosts(controllers, groups, federation, leader)
+        # The VIP is checked against its own pair's addresses (pods may sit on networks of their own), the devices
+        # of other pods' controllers left to their pairs (one pacemaker_fence_devices may hold every pod's).
+        others = set(controllers) - set(pair)
+        devices = settings["fence_devices"]
+        settings["fence_devices"] = {host: device for host, device in dict(devices).items() if host not in others}
+        errors += pacemaker_errors(pair, {host: addresses[host] for host in pair if host in addresses}, settings)
+    return errors
+
+
+def _own(variables: Mapping[str, Any], name: str, default: Any) -> Any:
+    """A host's value of ``name`` where its inventory sets it, else ``default``."""
+    return variables.get(name) if name in variables else default
+
+
 def pacemaker_stonith_options(host: str, device: Mapping[str, Any], password_dir: str) -> list[str]:
     """`key=value` options to create `fence-<host>` with: the BMC's address and user, and a `password_script`
     that reads the password from its root-only file under ``password_dir`` (never the password itself)."""
@@ -73,6 +124,7 @@ class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
             "pacemaker_errors": pacemaker_errors,
+            "pacemaker_pairs_errors": pacemaker_pairs_errors,
             "login_pool_errors": login_pool_errors,
             "pacemaker_stonith_options": pacemaker_stonith_options,
             "pacemaker_stonith_update": pacemaker_stonith_update,

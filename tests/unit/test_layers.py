@@ -59,7 +59,7 @@ MODULES = ROOT / "plugins" / "modules"
 # Modules whose task file installs their package on the host first (and that say so by missing_required_lib):
 # tls_files makes keys with python3-cryptography (roles/common/tasks/tls_certificate.yml).
 INSTALLED_BEFORE_USE = {"tls_files": {"tls_files.py": {"cryptography"}}}
-CONTROLLER_SIDE_MODULES = {"render_cluster_config", "tls_certificate", "validate_cluster"}
+CONTROLLER_SIDE_MODULES = {"render_cluster_config", "tls_certificate", "validate_inventory"}
 
 
 def top_level_imports(path: Path) -> tuple[set[str], set[str]]:

@@ -1,0 +1,144 @@
+"""Tier-1 validation of the inventory: what every role's check needs, read from the role itself.
+
+Each role's check of its settings is the role variable ``__<role>_problems`` (a Python filter over the role's
+variables, in its ``vars/main.yml``), read in the role's own scope: its defaults, the inventory's and the play's
+variables over them, its vars over those (Ansible's order for a role's variables). The values its ``validate``
+entry point's argument specs name are checked against them first. One action (``validate_inventory``) so checks
+every role a playbook needs in one task, instead of an argument-spec task, a check and a stop for each role.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from ansible.errors import AnsibleUndefinedVariable
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+ROLES = Path(__file__).resolve().parents[2] / "roles"
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# The oldest ansible-core the roles work with (Data tagging: trusted templates, lazy variables).
+ANSIBLE_MIN = (2, 19)
+
+
+@dataclass(frozen=True)
+class RoleFiles:
+    """What the validation reads of a role: its defaults, its vars and its entry points' options."""
+
+    defaults: dict[str, Any]
+    variables: dict[str, Any]
+    entries: dict[str, dict[str, Any]]
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The options of the role's ``validate`` entry point (its tier-1 check's)."""
+        return self.entries.get("validate", {})
+
+
+def _yaml(path: Path) -> Any:
+    try:
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
+    except FileNotFoundError:
+        return None
+
+
+def _trusted(value: Any, trust: Callable[[str], str]) -> Any:
+    """``value`` with every string marked as a template Ansible may render (as Ansible marks a role's files)."""
+    if isinstance(value, str):
+        return trust(value)
+    if isinstance(value, dict):
+        return {key: _trusted(item, trust) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_trusted(item, trust) for item in value]
+    return value
+
+
+@functools.cache
+def role_files(role: str, roles: Path = ROLES) -> RoleFiles:
+    """A role's defaults, vars and the options of each entry point (libyaml's loader: the roles' files are the
+    project's own, read once per process)."""
+    from ansible.template import trust_as_template  # (ansible-core 2.19: checked before use)
+
+    path = roles / role
+    specs = (_yaml(path / "meta" / "argument_specs.yml") or {}).get("argument_specs") or {}
+    return RoleFiles(
+        defaults=_trusted(_yaml(path / "defaults" / "main.yml") or {}, trust_as_template),
+        variables=_trusted(_yaml(path / "vars" / "main.yml") or {}, trust_as_template),
+        entries={str(name): dict((entry or {}).get("options") or {}) for name, entry in specs.items()},
+    )
+
+
+def scope(files: RoleFiles, variables: Mapping[str, Any]) -> dict[str, Any]:
+    """The variables a role's tasks see: its defaults under the inventory's and the play's, its vars over them."""
+    return {**files.defaults, **variables, **files.variables}
+
+
+def argument_problems(role: str, options: Mapping[str, Any], names: Mapping[str, Any], templar: Any) -> list[str]:
+    """What an entry point's argument specs (``options``) refuse of the role's variables (``names``, its scope;
+    ``templar`` renders them), as Ansible's own argument-spec task would, plus the values that cannot be read."""
+    values: dict[str, Any] = {}
+    undefined: list[str] = []
+    for name in options:
+        if name in names:
+            try:
+                values[name] = templar.template(names[name])
+            except AnsibleUndefinedVariable as exc:
+                # (a Vault value not given; the specs name no value over facts)
+                undefined.append(f"{name} cannot be read: {exc.message}; define it (Vault: --ask-vault-pass)")
+    checked = ArgumentSpecValidator(dict(options)).validate(values, validate_role_argument_spec=True)
+    return undefined + [f"{message} (the {role} role's argument specs)" for message in checked.error_messages]
+
+
+def version_problems(version: str) -> list[str]:
+    """The Ansible version, refused when older than the roles need."""
+    parts = tuple(int(part) for part in version.split(".")[:2] if part.isdigit())
+    if parts >= ANSIBLE_MIN:
+        return []
+    need = ".".join(str(part) for part in ANSIBLE_MIN)
+    return [f"gpucluster needs ansible-core >= {need}, this is {version}; run scripts/bootstrap.sh"]
+
+
+def applies(role: str, value: Callable[[str, Any], Any]) -> bool:
+    """Whether the inventory uses the role at all (``value``: a variable of the play, templated, else the default
+    given): the Galera, controller pair, login pool and Lustre checks only where there is one."""
+    if role == "galera":
+        return len(value("groups", {}).get("galera") or []) > 0
+    if role == "pacemaker":
+        return str(value("slurm_ctld_manager", "systemd")) == "pacemaker"
+    if role == "login_pool":
+        return len(str(value("login_pool_vip", "") or "")) > 0
+    if role == "lustre":
+        return len(value("lustre_mounts", []) or []) > 0
+    return True
+
+
+def limit_problems(
+    why: str, holds: Sequence[str], left_out: Sequence[str], fold: Callable[[Sequence[str]], str]
+) -> list[str]:
+    """A lifecycle playbook's --limit that leaves out hosts it needs (``holds``: host patterns; ``why``: what the
+    playbook does that needs them): it would run part of itself (remove-node.yml would take a node out of slurm.conf
+    that it never drained)."""
+    if not left_out:
+        return []
+    patterns = ":".join(holds)
+    how = (
+        "without --limit" if "all" in holds else f"with --limit '{patterns}:<the hosts you meant>', or without --limit"
+    )
+    return [
+        f"{why}: its --limit must hold every host of {', '.join(holds)}, and it leaves out"
+        f" {fold(sorted(left_out))}. Run it {how}"
+    ]
+
+
+def removal_problems(playbook: str, removed: Sequence[str]) -> list[str]:
+    """cluster_removed_nodes is remove-node.yml's: a playbook that deploys every compute host refuses it."""
+    if not playbook or not removed:
+        return []
+    return [
+        f"cluster_removed_nodes is set: {playbook} deploys every compute host of the inventory. Take nodes out with"
+        " playbooks/remove-node.yml -e 'cluster_removed_nodes=...', then delete them from the inventory."
+    ]

@@ -1,0 +1,127 @@
+"""Tier-1 validation in one task: what the validate_inventory action reads of each role, and its playbook rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ansible.template import Templar, trust_as_template
+from ansible_collections.gpucluster.cluster.plugins.filter.ha import pacemaker_pairs_errors
+from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import fold
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils import tier1
+
+ROOT = Path(__file__).resolve().parents[2]
+VALIDATING = ["cluster", "monitoring", "galera", "slurm", "pacemaker", "login_pool", "lustre", "accounting", "nfs"]
+VALIDATING += ["firewall", "gpu", "containers", "user_env"]
+IPMI = {"agent": "fence_ipmilan", "ip": "10.1.0.11", "username": "admin", "password": "secret"}
+
+
+@pytest.mark.parametrize("role", VALIDATING)
+def test_every_validated_role_has_its_check_and_its_validate_specs(role: str) -> None:
+    """The action reads __<role>_problems (the cluster role: __cluster_spec, for the model) from the role's vars,
+    and the options of its validate entry point; playbooks/validate.yml names the role."""
+    files = tier1.role_files(role)
+    assert ("__cluster_spec" if role == "cluster" else f"__{role}_problems") in files.variables
+    assert "validate" in files.entries
+    assert f"- {role}\n" in (ROOT / "playbooks" / "validate.yml").read_text()
+    assert f"roles: [{role}]" in (ROOT / "roles" / role / "tasks" / "validate.yml").read_text()
+
+
+def test_a_roles_scope_is_its_defaults_under_the_inventory_under_its_vars() -> None:
+    files = tier1.RoleFiles(defaults={"a": 1, "b": 1}, variables={"__c": 3}, entries={})
+    assert tier1.scope(files, {"b": 2, "__c": 9}) == {"a": 1, "b": 2, "__c": 3}
+
+
+def test_the_argument_specs_refuse_a_wrong_type_and_name_an_unreadable_value() -> None:
+    options = {"x_on": {"type": "bool"}, "x_port": {"type": "int"}, "x_secret": {"type": "str"}}
+    names = {"x_on": "maybe", "x_port": 22, "x_secret": trust_as_template("{{ vault_x }}")}
+    found = tier1.argument_problems("x", options, names, Templar(variables=names))
+    assert len(found) == 2, found
+    assert found[0].startswith("x_secret cannot be read:") and "vault_x" in found[0]
+    assert "x_on" in found[1] and "bool" in found[1] and found[1].endswith("(the x role's argument specs)")
+    assert tier1.argument_problems("x", options, {"x_on": True}, Templar(variables={})) == []
+
+
+def test_only_the_roles_the_inventory_uses_are_skipped_when_unused() -> None:
+    values: dict[str, Any] = {"groups": {"galera": []}, "slurm_ctld_manager": "systemd"}
+
+    def value(name: str, default: Any) -> Any:
+        return values.get(name, default)
+
+    assert [role for role in VALIDATING if not tier1.applies(role, value)] == [
+        "galera",
+        "pacemaker",
+        "login_pool",
+        "lustre",
+    ]
+    values.update(groups={"galera": ["db1"]}, slurm_ctld_manager="pacemaker", login_pool_vip="10.0.0.5")
+    values["lustre_mounts"] = [{"path": "/lustre"}]
+    assert all(tier1.applies(role, value) for role in VALIDATING)
+
+
+def test_the_ansible_version_is_refused_below_2_19() -> None:
+    assert tier1.version_problems("2.19.14") == []
+    assert tier1.version_problems("2.20.0rc1") == []
+    assert "needs ansible-core >= 2.19, this is 2.18.6" in tier1.version_problems("2.18.6")[0]
+
+
+def test_a_limit_that_leaves_out_needed_hosts_names_them_and_the_fix() -> None:
+    found = tier1.limit_problems("remove-node.yml drains", ["controllers", "compute"], ["gpu02", "gpu01"], fold)
+    assert found == [
+        "remove-node.yml drains: its --limit must hold every host of controllers, compute, and it leaves out"
+        " gpu[01-02]. Run it with --limit 'controllers:compute:<the hosts you meant>', or without --limit"
+    ]
+    assert "Run it without --limit" in tier1.limit_problems("x", ["all"], ["a"], fold)[0]
+    assert tier1.limit_problems("x", ["all"], [], fold) == []
+
+
+def test_a_removal_list_is_refused_where_every_compute_host_is_deployed() -> None:
+    assert "remove-node.yml" in tier1.removal_problems("the site playbook", ["gpu01"])[0]
+    assert tier1.removal_problems("", ["gpu01"]) == []
+    assert tier1.removal_problems("the site playbook", []) == []
+
+
+def _pods() -> tuple[dict[str, list[str]], dict[str, dict[str, Any]], dict[str, Any], dict[str, str]]:
+    groups = {
+        "controllers": ["p1-ctl01", "p1-ctl02", "p2-ctl01", "p2-ctl02"],
+        "pod1": ["p1-ctl01", "p1-ctl02"],
+        "pod2": ["p2-ctl01", "p2-ctl02"],
+    }
+    hostvars = {host: {"group_names": ["controllers", host[:2].replace("p", "pod")]} for host in groups["controllers"]}
+    federation = {
+        "name": "fed",
+        "pods": {"pod1": {"controller_vip": "10.0.1.10"}, "pod2": {"controller_vip": "10.0.2.10"}},
+    }
+    addresses = {host: f"10.0.{host[1]}.1{host[-1]}" for host in groups["controllers"]}
+    return groups, hostvars, federation, addresses
+
+
+def test_each_pods_pair_is_checked_with_the_vip_its_hosts_see() -> None:
+    """Each pod's pair on a network of its own: its VIP is checked against its own controllers' addresses."""
+    groups, hostvars, federation, addresses = _pods()
+    shared = {"vip": "", "cidr_netmask": 24, "fence_devices": dict.fromkeys(groups["controllers"], IPMI)}
+    leaders = ["p1-ctl01", "p2-ctl01"]
+    assert pacemaker_pairs_errors(leaders, groups, hostvars, federation, addresses, shared=shared) == []
+    # a pacemaker_vip in pod2's group_vars must agree with the pod's controller_vip
+    hostvars["p2-ctl01"]["pacemaker_vip"] = "10.0.2.99"
+    assert pacemaker_pairs_errors(leaders, groups, hostvars, federation, addresses, shared=shared) == [
+        "cluster_federation.pods.pod2.controller_vip 10.0.2.10 is not the pair's pacemaker_vip 10.0.2.99: "
+        "slurm.conf would send every client to an address that no controller holds; set "
+        "cluster_federation.pods.pod2.controller_vip to 10.0.2.99"
+    ]
+    # a host's own fence devices replace the role's: pod1's pair lacks its second device
+    hostvars["p1-ctl01"]["pacemaker_fence_devices"] = {"p1-ctl01": IPMI}
+    found = pacemaker_pairs_errors(leaders[:1], groups, hostvars, federation, addresses, shared=shared)
+    assert len(found) == 1 and found[0].startswith("p1-ctl02: no fence device"), found
+
+
+def test_one_pair_outside_a_federation_takes_the_roles_vip() -> None:
+    groups = {"controllers": ["ctl1", "ctl2"]}
+    hostvars: dict[str, dict[str, Any]] = {
+        "ctl1": {"group_names": ["controllers"], "cluster_controller_vip": "10.0.0.9"}
+    }
+    addresses = {"ctl1": "10.0.0.11", "ctl2": "10.0.0.12"}
+    shared = {"vip": "10.0.0.10", "fence_devices": {"ctl1": IPMI, "ctl2": IPMI}}
+    found = pacemaker_pairs_errors(["ctl1"], groups, hostvars, None, addresses, shared=shared)
+    assert len(found) == 1 and found[0].startswith("cluster_controller_vip 10.0.0.9 is not the pair's pacemaker_vip")
