@@ -12,6 +12,7 @@ each task costs the run its variables merged and a worker forked, about 40 ms at
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from ansible.errors import AnsibleError, AnsibleUndefinedVariable
@@ -40,7 +41,9 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         plan: dict[str, Any] = {}
         skip_unused = boolean(self._task.args.get("skip_unused", False), strict=False)
         for role in [] if problems else roles:
-            if not skip_unused or tier1.applies(role, lambda name, default: self._value(variables, name, default)):
+            # (the groups as Ansible holds them: templated, every host name would be, one by one)
+            used = functools.partial(self._value, variables)
+            if not skip_unused or tier1.applies(role, used, variables.get("groups", {})):
                 found, role_plan = self._check(role, variables)
                 problems += found
                 plan = role_plan if role == "cluster" else plan

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 from ansible.errors import AnsibleUndefinedVariable
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.common.parameters import remove_values
 
 ROLES = Path(__file__).resolve().parents[2] / "roles"
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -90,7 +91,9 @@ def argument_problems(role: str, options: Mapping[str, Any], names: Mapping[str,
                 # (a Vault value not given; the specs name no value over facts)
                 undefined.append(f"{name} cannot be read: {exc.message}; define it (Vault: --ask-vault-pass)")
     checked = ArgumentSpecValidator(dict(options)).validate(values, validate_role_argument_spec=True)
-    return undefined + [f"{message} (the {role} role's argument specs)" for message in checked.error_messages]
+    # (a value an option marks no_log - a password of the wrong type - is masked in the message, as in a module's)
+    messages = [remove_values(message, checked._no_log_values) for message in checked.error_messages]
+    return undefined + [f"{message} (the {role} role's argument specs)" for message in messages]
 
 
 def version_problems(version: str) -> list[str]:
@@ -102,11 +105,12 @@ def version_problems(version: str) -> list[str]:
     return [f"gpucluster needs ansible-core >= {need}, this is {version}; run scripts/bootstrap.sh"]
 
 
-def applies(role: str, value: Callable[[str, Any], Any]) -> bool:
+def applies(role: str, value: Callable[[str, Any], Any], groups: Mapping[str, Sequence[str]]) -> bool:
     """Whether the inventory uses the role at all (``value``: a variable of the play, templated, else the default
-    given): the Galera, controller pair, login pool and Lustre checks only where there is one."""
+    given; ``groups`` as Ansible holds them): the Galera, controller pair, login pool and Lustre checks only where
+    there is one."""
     if role == "galera":
-        return len(value("groups", {}).get("galera") or []) > 0
+        return len(groups.get("galera") or []) > 0
     if role == "pacemaker":
         return str(value("slurm_ctld_manager", "systemd")) == "pacemaker"
     if role == "login_pool":

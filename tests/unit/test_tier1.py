@@ -41,23 +41,29 @@ def test_the_argument_specs_refuse_a_wrong_type_and_name_an_unreadable_value() -
     assert found[0].startswith("x_secret cannot be read:") and "vault_x" in found[0]
     assert "x_on" in found[1] and "bool" in found[1] and found[1].endswith("(the x role's argument specs)")
     assert tier1.argument_problems("x", options, {"x_on": True}, Templar(variables={})) == []
+    # a value the specs mark no_log is masked in the message
+    secret = {"x_password": {"type": "int", "no_log": True}}
+    found = tier1.argument_problems("x", secret, {"x_password": "hunter2-secret"}, Templar(variables={}))
+    assert len(found) == 1 and "hunter2-secret" not in found[0] and "x_password" in found[0], found
 
 
 def test_only_the_roles_the_inventory_uses_are_skipped_when_unused() -> None:
-    values: dict[str, Any] = {"groups": {"galera": []}, "slurm_ctld_manager": "systemd"}
+    values: dict[str, Any] = {"slurm_ctld_manager": "systemd"}
+    groups: dict[str, list[str]] = {"galera": []}
 
     def value(name: str, default: Any) -> Any:
         return values.get(name, default)
 
-    assert [role for role in VALIDATING if not tier1.applies(role, value)] == [
+    assert [role for role in VALIDATING if not tier1.applies(role, value, groups)] == [
         "galera",
         "pacemaker",
         "login_pool",
         "lustre",
     ]
-    values.update(groups={"galera": ["db1"]}, slurm_ctld_manager="pacemaker", login_pool_vip="10.0.0.5")
+    groups["galera"] = ["db1"]
+    values.update(slurm_ctld_manager="pacemaker", login_pool_vip="10.0.0.5")
     values["lustre_mounts"] = [{"path": "/lustre"}]
-    assert all(tier1.applies(role, value) for role in VALIDATING)
+    assert all(tier1.applies(role, value, groups) for role in VALIDATING)
 
 
 def test_the_ansible_version_is_refused_below_2_19() -> None:
