@@ -32,6 +32,8 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
     _requires_connection = False
     _VALID_ARGS = frozenset(("roles", "stop", "skip_unused", "limit_holds", "limit_why", "deploys_all"))
 
+    _views: list[tuple[str, str, dict[str, Any]]] | None = None
+
     def run(self, tmp: Any = None, task_vars: dict[str, Any] | None = None) -> dict[str, Any]:
         result: dict[str, Any] = super().run(tmp, task_vars)
         result["changed"] = False
@@ -54,7 +56,9 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         if problems and boolean(self._task.args.get("stop", True), strict=False):
             heading = f"The inventory has {len(problems)} problems; nothing was changed:"
             result.update(failed=True, msg=[heading, *problems])
-            del result["problems"]  # (listed once, in the message)
+            # (listed once, in the message; the run stops here, the plan is not shown)
+            result.pop("problems")
+            result.pop("ansible_facts", None)
         return result
 
     def _value(self, variables: dict[str, Any], name: str, default: Any) -> Any:
@@ -67,6 +71,8 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         names = tier1.scope(files, variables)
         templar = self._templar.copy_with_new_env(available_variables=names)
         problems = tier1.argument_problems(role, files.options, names, templar)
+        problems += tier1.argument_problems(role, files.deploy_options, names, templar, lenient=True)
+        problems += self._group_problems(role, files, variables, problems)
         if problems:
             # values of the wrong type: the role's own check would only trip over them
             return problems, {}
@@ -74,9 +80,39 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
             if role == "cluster":
                 found = self._cluster(templar.template(names["__cluster_spec"]), variables)
                 return found["problems"], found["plan"]
-            return [str(problem) for problem in templar.template(names[f"__{role}_problems"])], {}
+            check = names.get(f"__{role}_problems")
+            return ([] if check is None else [str(problem) for problem in templar.template(check)]), {}
         except AnsibleError as exc:
             return [f"the {role} role's settings could not be checked: {exc.message}"], {}
+
+    def _group_problems(
+        self, role: str, files: tier1.RoleFiles, variables: dict[str, Any], found: list[str]
+    ) -> list[str]:
+        """What the role's argument specs refuse of the values a group's hosts get from the inventory's group_vars
+        (the validation host sees group_vars/all only): the first host of each group, its values of the role's
+        options that differ from the validation host's, each problem once, named with the host and its group."""
+        options = {**files.options, **files.deploy_options}
+        problems: list[str] = []
+        for host, group, own in self._representatives(variables):
+            names = {name: own[name] for name in options if name in own and own[name] != variables.get(name)}
+            if not names:
+                continue
+            templar = self._templar.copy_with_new_env(available_variables=own)
+            for problem in tier1.argument_problems(role, options, names, templar, lenient=True):
+                if problem not in found and not any(seen.endswith(problem) for seen in problems):
+                    problems.append(f"{host} (group {group}): {problem}")
+        return problems
+
+    def _representatives(self, variables: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+        """The first host of each group with its variables as the inventory gives them (read once per task)."""
+        if self._views is None:
+            hostvars: Any = variables.get("hostvars")
+            self._views = []
+            for host, group in tier1.group_representatives(variables.get("groups", {})) if hostvars else []:
+                own = hostvars.raw_get(host)
+                if isinstance(own, dict):
+                    self._views.append((host, group, own))
+        return self._views
 
     def _cluster(self, spec: dict[str, Any], variables: dict[str, Any]) -> dict[str, Any]:
         """The model's validation of the inventory, and the plan when it is valid."""

@@ -12,9 +12,11 @@ description:
   - First the Ansible version. Then, for each role named in O(roles) (with O(skip_unused), each the inventory uses),
     in the role's own scope - its
     defaults, the inventory's and the play's variables over them, its vars over those - the values its C(validate)
-    entry point's argument specs name, then the role's check of its settings, the role variable
-    C(__<role>_problems) (a filter of the collection over the role's variables). A role whose values fail their
-    argument specs is not checked further.
+    entry point's argument specs name (a value that cannot be read, a Vault value not given, is named), those of
+    its C(main) entry point (what its deployment reads; a template over facts is left to the role), and the values
+    the first host of each group has of them where they differ (a group's group_vars, named with the host); then
+    the role's check of its settings, the role variable C(__<role>_problems) (a filter of the collection over the
+    role's variables), where it has one. A role whose values fail their argument specs is not checked further.
   - The C(cluster) role's check is the model's validation - project variables no role reads (a misspelt
     C(cluster_schedulling)), booleans that are not booleans, what only the inventory's files show (values YAML
     turned into another type, reversed host ranges, model variables outside C(group_vars/all)) and every problem

@@ -39,6 +39,13 @@ class RoleFiles:
         """The options of the role's ``validate`` entry point (its tier-1 check's)."""
         return self.entries.get("validate", {})
 
+    @property
+    def deploy_options(self) -> dict[str, Any]:
+        """The options of the role's ``main`` entry point its ``validate`` entry point does not name: what the role's
+        deployment reads, checked before any host is touched instead of when the role starts - after the roles
+        before it changed the hosts."""
+        return {name: spec for name, spec in self.entries.get("main", {}).items() if name not in self.options}
+
 
 def _yaml(path: Path) -> Any:
     try:
@@ -78,9 +85,13 @@ def scope(files: RoleFiles, variables: Mapping[str, Any]) -> dict[str, Any]:
     return {**files.defaults, **variables, **files.variables}
 
 
-def argument_problems(role: str, options: Mapping[str, Any], names: Mapping[str, Any], templar: Any) -> list[str]:
+def argument_problems(
+    role: str, options: Mapping[str, Any], names: Mapping[str, Any], templar: Any, *, lenient: bool = False
+) -> list[str]:
     """What an entry point's argument specs (``options``) refuse of the role's variables (``names``, its scope;
-    ``templar`` renders them), as Ansible's own argument-spec task would, plus the values that cannot be read."""
+    ``templar`` renders them), as Ansible's own argument-spec task would, plus the values that cannot be read.
+    ``lenient``: a value that cannot be read yet is left to the role (a template over facts, gathered later), and
+    only the options ``names`` holds are checked (a host's own values)."""
     values: dict[str, Any] = {}
     undefined: list[str] = []
     for name in options:
@@ -88,12 +99,25 @@ def argument_problems(role: str, options: Mapping[str, Any], names: Mapping[str,
             try:
                 values[name] = templar.template(names[name])
             except AnsibleUndefinedVariable as exc:
-                # (a Vault value not given; the specs name no value over facts)
-                undefined.append(f"{name} cannot be read: {exc.message}; define it (Vault: --ask-vault-pass)")
-    checked = ArgumentSpecValidator(dict(options)).validate(values, validate_role_argument_spec=True)
+                if not lenient:
+                    # (a Vault value not given; the validate entry points name no value over facts)
+                    undefined.append(f"{name} cannot be read: {exc.message}; define it (Vault: --ask-vault-pass)")
+    spec = {name: option for name, option in options.items() if name in values} if lenient else dict(options)
+    checked = ArgumentSpecValidator(spec).validate(values, validate_role_argument_spec=True)
     # (a value an option marks no_log - a password of the wrong type - is masked in the message, as in a module's)
     messages = [remove_values(message, checked._no_log_values) for message in checked.error_messages]
     return undefined + [f"{message} (the {role} role's argument specs)" for message in messages]
+
+
+def group_representatives(groups: Mapping[str, Sequence[str]]) -> list[tuple[str, str]]:
+    """(host, group): the first host of each group (but all and ungrouped), each host once - whose variables show
+    what the inventory's group_vars give the group's hosts, for checks that run before any host is touched."""
+    seen: dict[str, str] = {}
+    for group in sorted(groups):
+        members = groups[group]
+        if group not in ("all", "ungrouped") and members and members[0] not in seen:
+            seen[members[0]] = group
+    return sorted(seen.items())
 
 
 def version_problems(version: str) -> list[str]:

@@ -406,3 +406,25 @@ def test_every_problem_is_listed_at_once(tmp_path: Path) -> None:
     # one report: the run stopped once, at the end of the validation
     assert out.count("fatal: [") == 1 and "The inventory has 9 problems; nothing was changed" in out, out[-5000:]
     assert "unreachable=1" not in out and "UNREACHABLE" not in out
+
+
+def test_a_groups_value_the_deployments_argument_specs_refuse_is_named_before_any_host_is_touched(
+    tmp_path: Path,
+) -> None:
+    """A value of a group's group_vars that a role's main entry point refuses (only its deployment reads it) stops
+    the validation, named with a host of the group - not the run, halfway, when the role starts on that group after
+    the roles before it changed the hosts. A value group_vars/all gives every host is named once."""
+    inventory = tmp_path / "pilot"
+    shutil.copytree(ROOT / "inventories" / "pilot", inventory)
+    compute = inventory / "group_vars" / "compute.yml"
+    compute.write_text(compute.read_text().replace("gpu_rdma_active_ports: 8 ", "gpu_rdma_active_ports: eight "))
+    (inventory / "group_vars" / "all" / "zz-broken.yml").write_text(yaml.safe_dump({"accounting_backup_keep": "many"}))
+    result = validate(inventory)
+    out = " ".join(result.stdout.split()).replace("''", "'")
+    assert result.returncode != 0
+    assert "The inventory has 2 problems; nothing was changed" in out, out[-3000:]
+    assert (
+        "pilot-gpu01 (group compute): argument 'gpu_rdma_active_ports' is of type str and we were unable to convert"
+        " to int" in out
+    ), out[-3000:]
+    assert out.count("argument 'accounting_backup_keep' is of type str") == 1, out[-3000:]

@@ -131,3 +131,30 @@ def test_one_pair_outside_a_federation_takes_the_roles_vip() -> None:
     shared = {"vip": "10.0.0.10", "fence_devices": {"ctl1": IPMI, "ctl2": IPMI}}
     found = pacemaker_pairs_errors(["ctl1"], groups, hostvars, None, addresses, shared=shared)
     assert len(found) == 1 and found[0].startswith("cluster_controller_vip 10.0.0.9 is not the pair's pacemaker_vip")
+
+
+def test_a_roles_deployment_options_are_checked_leniently() -> None:
+    """The main entry point's options the validate entry point does not name; a value over facts (not gathered
+    yet) is left to the role, and only the options a host's own values hold are checked."""
+    files = tier1.RoleFiles(
+        defaults={},
+        variables={},
+        entries={"validate": {"x_a": {"type": "int"}}, "main": {"x_a": {"type": "int"}, "x_b": {"type": "bool"}}},
+    )
+    assert files.deploy_options == {"x_b": {"type": "bool"}}
+    options = {"x_b": {"type": "bool"}, "x_c": {"type": "int", "required": True}}
+    names = {"x_b": trust_as_template("{{ ansible_facts.cpu }}")}
+    assert tier1.argument_problems("x", options, names, Templar(variables=names), lenient=True) == []
+    assert len(tier1.argument_problems("x", options, {"x_b": "maybe"}, Templar(variables={}), lenient=True)) == 1
+
+
+def test_each_group_is_seen_through_its_first_host_each_host_once() -> None:
+    groups = {
+        "all": ["a", "b", "c"],
+        "ungrouped": ["c"],
+        "compute": ["b", "a"],
+        "compute_h100": ["b"],
+        "controllers": ["a"],
+        "empty": [],
+    }
+    assert tier1.group_representatives(groups) == [("a", "controllers"), ("b", "compute")]
