@@ -158,3 +158,13 @@ def test_each_group_is_seen_through_its_first_host_each_host_once() -> None:
         "empty": [],
     }
     assert tier1.group_representatives(groups) == [("a", "controllers"), ("b", "compute")]
+
+
+def test_validate_yml_checks_every_role_that_has_settings() -> None:
+    """Every role whose main entry point has options is checked by playbooks/validate.yml before any host is
+    touched (a role left out would refuse a wrong value only when it starts, after the others changed the hosts)."""
+    listed = (ROOT / "playbooks" / "validate.yml").read_text()
+    roles = sorted(path.name for path in (ROOT / "roles").iterdir() if (path / "meta" / "argument_specs.yml").exists())
+    with_settings = [role for role in roles if tier1.role_files(role).entries.get("main")]
+    assert [role for role in with_settings if f"          - {role}\n" not in listed] == []
+    assert len(with_settings) >= 17
