@@ -13,6 +13,7 @@ each task costs the run its variables merged and a worker forked, about 40 ms at
 from __future__ import annotations
 
 import functools
+import json
 from typing import Any
 
 from ansible.errors import AnsibleError, AnsibleUndefinedVariable
@@ -52,7 +53,9 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         problems += self._playbook_problems(variables)
         result["problems"] = problems
         if "cluster" in roles:
-            result["ansible_facts"] = {"cluster_plan": plan}
+            # plain data: the inventory's strings carry Ansible's tags (origin, trusted as a template), which the fact
+            # cache would keep and decode again for every task on localhost (8 ms instead of 0.6 at 1,280 hosts)
+            result["ansible_facts"] = {"cluster_plan": json.loads(json.dumps(plan))}
         if problems and boolean(self._task.args.get("stop", True), strict=False):
             heading = f"The inventory has {len(problems)} problems; nothing was changed:"
             result.update(failed=True, msg=[heading, *problems])
