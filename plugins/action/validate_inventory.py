@@ -1,13 +1,15 @@
 """Tier-1 validation of the inventory on the Ansible controller, in one task: the Ansible version, then for each role
-named, the values its ``validate`` entry point's argument specs name and the role's own check of its settings
-(``__<role>_problems`` in its vars: plugin_utils/tier1.py), and a lifecycle playbook's --limit. Every problem at
-once (``problems``); with the cluster role, the run's plan built by the model's validation, returned as the fact
-``cluster_plan`` (the task delegates its facts to localhost). With ``stop``, the task fails on the problems.
+named, the values its argument specs name (its ``validate`` entry point's, and its ``main`` entry point's: what its
+deployment reads - as the validation host sees them, and as the first host of each group does), then the role's own
+check of its settings (``__<role>_problems`` in its vars: plugin_utils/tier1.py), and a lifecycle playbook's
+--limit. Every problem at once (``problems``); with the cluster role, the run's plan built by the model's
+validation, returned as the fact ``cluster_plan`` (the task delegates its facts to localhost). With ``stop``, the
+task fails on the problems.
 
 An action, not a filter: it reads the inventory's groups and variable names from the task's variables as Ansible
 holds them (passed to a filter, ``groups`` reaches it through Ansible's lazy templating containers, which template
 every host name on the way), and one task instead of three per role (an argument-spec task, the check, a stop):
-each task costs the run its variables merged and a worker forked, about 40 ms at 1,280 hosts (docs/performance.md).
+each task costs the run its variables merged and a worker forked, 20-40 ms at 1,280 hosts (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -43,9 +45,9 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         roles = [str(role) for role in self._task.args.get("roles") or []]
         plan: dict[str, Any] = {}
         skip_unused = boolean(self._task.args.get("skip_unused", False), strict=False)
+        used = functools.partial(self._value, variables)
         for role in [] if problems else roles:
             # (the groups as Ansible holds them: templated, every host name would be, one by one)
-            used = functools.partial(self._value, variables)
             if not skip_unused or tier1.applies(role, used, variables.get("groups", {})):
                 found, role_plan = self._check(role, variables)
                 problems += found

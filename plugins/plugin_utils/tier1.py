@@ -2,9 +2,10 @@
 
 Each role's check of its settings is the role variable ``__<role>_problems`` (a Python filter over the role's
 variables, in its ``vars/main.yml``), read in the role's own scope: its defaults, the inventory's and the play's
-variables over them, its vars over those (Ansible's order for a role's variables). The values its ``validate``
-entry point's argument specs name are checked against them first. One action (``validate_inventory``) so checks
-every role a playbook needs in one task, instead of an argument-spec task, a check and a stop for each role.
+variables over them, its vars over those (Ansible's order for a role's variables). The values its ``validate`` and
+``main`` entry points' argument specs name are checked against them first. One action (``validate_inventory``) so
+checks every role a playbook needs in one task, instead of an argument-spec task, a check and a stop for each role,
+and before any host is touched instead of when each role starts.
 """
 
 from __future__ import annotations
