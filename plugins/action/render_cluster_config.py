@@ -65,11 +65,8 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         this action alone: one task), the values only this entry point's argument specs name checked here."""
         if "spec" in self._task.args:
             return task_vars, self._templar
-        files = tier1.role_files("cluster")
-        names = tier1.scope(files, task_vars)
-        templar = self._templar.copy_with_new_env(available_variables=names)
-        own = {name: option for name, option in files.entries["render"].items() if name not in files.options}
-        problems = tier1.argument_problems("cluster", own, names, templar)
+        files, names, templar = tier1.role_scope("cluster", task_vars, self._templar)
+        problems = tier1.argument_problems("cluster", files.beyond_validate("render"), names, templar)
         if problems:
             raise AnsibleActionFail("; ".join(problems))
         return names, templar

@@ -72,9 +72,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
 
     def _check(self, role: str, variables: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
         """A role's problems (its argument specs', else its check's) and, for the cluster role, the run's plan."""
-        files = tier1.role_files(role)
-        names = tier1.scope(files, variables)
-        templar = self._templar.copy_with_new_env(available_variables=names)
+        files, names, templar = tier1.role_scope(role, variables, self._templar)
         problems = tier1.argument_problems(role, files.options, names, templar)
         problems += tier1.argument_problems(role, files.deploy_options, names, templar, lenient=True)
         problems += self._group_problems(role, files, variables, problems)

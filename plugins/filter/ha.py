@@ -70,6 +70,7 @@ def pacemaker_pairs_errors(
     pair takes it unless set in the pod's group_vars), else ``shared`` (the role's values: vip, cidr_netmask,
     fence_devices, lab_without_fencing). The controller VIP slurm.conf names must be the pair's VIP."""
     errors: list[str] = []
+    controllers = list(groups.get("controllers") or [])
     for leader in leaders:
         own = hostvars[leader]
         group_names = list(own.get("group_names") or [])
@@ -77,29 +78,22 @@ def pacemaker_pairs_errors(
         pod_vip = cluster_pod_setting(federation, group_names, "controller_vip")
         pod_variable = f"cluster_federation.pods.{pod}.controller_vip"
         set_here = "pacemaker_vip" in own
-        settings = {
-            "vip": own.get("pacemaker_vip") if set_here else (pod_vip if pod else shared.get("vip", "")),
-            "vip_variable": "pacemaker_vip" if not pod or set_here else pod_variable,
-            "cidr_netmask": _own(own, "pacemaker_vip_cidr_netmask", shared.get("cidr_netmask", 24)),
-            "fence_devices": _own(own, "pacemaker_fence_devices", shared.get("fence_devices") or {}),
-            "lab_without_fencing": shared.get("lab_without_fencing", False),
-            "slurm_vip": pod_vip if pod else _own(own, "cluster_controller_vip", ""),
-            "slurm_vip_variable": pod_variable if pod else "cluster_controller_vip",
-        }
-        controllers = list(groups.get("controllers") or [])
         pair = cluster_pod_hosts(controllers, groups, federation, leader)
         # The VIP is checked against its own pair's addresses (pods may sit on networks of their own), the devices
         # of other pods' controllers left to their pairs (one pacemaker_fence_devices may hold every pod's).
         others = set(controllers) - set(pair)
-        devices = settings["fence_devices"]
-        settings["fence_devices"] = {host: device for host, device in dict(devices).items() if host not in others}
+        devices = own.get("pacemaker_fence_devices", shared.get("fence_devices") or {})
+        settings = {
+            "vip": own.get("pacemaker_vip") if set_here else (pod_vip if pod else shared.get("vip", "")),
+            "vip_variable": "pacemaker_vip" if not pod or set_here else pod_variable,
+            "cidr_netmask": own.get("pacemaker_vip_cidr_netmask", shared.get("cidr_netmask", 24)),
+            "fence_devices": {host: device for host, device in dict(devices).items() if host not in others},
+            "lab_without_fencing": shared.get("lab_without_fencing", False),
+            "slurm_vip": pod_vip if pod else own.get("cluster_controller_vip", ""),
+            "slurm_vip_variable": pod_variable if pod else "cluster_controller_vip",
+        }
         errors += pacemaker_errors(pair, {host: addresses[host] for host in pair if host in addresses}, settings)
     return errors
-
-
-def _own(variables: Mapping[str, Any], name: str, default: Any) -> Any:
-    """A host's value of ``name`` where its inventory sets it, else ``default``."""
-    return variables.get(name) if name in variables else default
 
 
 def pacemaker_stonith_options(host: str, device: Mapping[str, Any], password_dir: str) -> list[str]:

@@ -14,6 +14,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import val
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import script_source
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils.inventory_text import inventory_text_errors
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import (
+    ROOT,
     boolean_errors,
     known_variables,
     unknown_variables,
@@ -63,7 +64,7 @@ def cluster_validation(
 
 
 # The sample prolog/epilog scripts (a job script named without a slash), in the cluster role of this collection.
-SAMPLE_SCRIPTS = Path(__file__).resolve().parents[2] / "roles" / "cluster" / "files" / "job_scripts"
+SAMPLE_SCRIPTS = ROOT / "roles" / "cluster" / "files" / "job_scripts"
 
 
 def job_script_errors(plan: Mapping[str, Any], samples: Path = SAMPLE_SCRIPTS) -> list[str]:

@@ -20,8 +20,9 @@ import yaml
 from ansible.errors import AnsibleUndefinedVariable
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.parameters import remove_values
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import ROOT
 
-ROLES = Path(__file__).resolve().parents[2] / "roles"
+ROLES = ROOT / "roles"
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # The oldest ansible-core the roles work with (Data tagging: trusted templates, lazy variables).
 ANSIBLE_MIN = (2, 19)
@@ -45,7 +46,11 @@ class RoleFiles:
         """The options of the role's ``main`` entry point its ``validate`` entry point does not name: what the role's
         deployment reads, checked before any host is touched instead of when the role starts - after the roles
         before it changed the hosts."""
-        return {name: spec for name, spec in self.entries.get("main", {}).items() if name not in self.options}
+        return self.beyond_validate("main")
+
+    def beyond_validate(self, entry: str) -> dict[str, Any]:
+        """The options of an entry point that its ``validate`` entry point does not name."""
+        return {name: spec for name, spec in self.entries.get(entry, {}).items() if name not in self.options}
 
 
 def _yaml(path: Path) -> Any:
@@ -84,6 +89,13 @@ def role_files(role: str, roles: Path = ROLES) -> RoleFiles:
 def scope(files: RoleFiles, variables: Mapping[str, Any]) -> dict[str, Any]:
     """The variables a role's tasks see: its defaults under the inventory's and the play's, its vars over them."""
     return {**files.defaults, **variables, **files.variables}
+
+
+def role_scope(role: str, variables: Mapping[str, Any], templar: Any) -> tuple[RoleFiles, dict[str, Any], Any]:
+    """A role's files, its scope over ``variables`` (a task's) and a templar over that scope (``templar``'s copy)."""
+    files = role_files(role)
+    names = scope(files, variables)
+    return files, names, templar.copy_with_new_env(available_variables=names)
 
 
 def argument_problems(
