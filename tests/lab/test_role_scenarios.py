@@ -37,13 +37,6 @@ PEERS = sorted(
     in (yaml.safe_load((ROOT / "roles" / role / "molecule" / "default" / "molecule.yml").read_text()) or {})
 )
 
-# Roles whose subject is a whole cluster moving on: the phase upgrade needs a pilot and the production cluster it
-# becomes (a controller pair under Pacemaker, three Galera nodes, two login nodes), which is the production lab
-# itself. (galera, login_pool and pacemaker have scenarios of their own: several containers on their own networks;
-# slurm_upgrade moves the all-in-one lab host's cluster from 24.11 to 26.05.)
-MULTI_HOST = {
-    "phase_upgrade": "production",
-}
 # Scenarios that run on one suite only: Debian has no release Slurm 22.05 (Debian 12) may be upgraded to.
 ONLY_SUITES = {"slurm_upgrade": {"trixie"}}
 
@@ -65,9 +58,7 @@ MATRIX = [
 
 def test_every_role_has_a_scenario() -> None:
     roles = sorted(path.name for path in (ROOT / "roles").iterdir() if (path / "tasks").is_dir())
-    assert sorted([*ROLES, *MULTI_HOST]) == roles
-    for scenario in MULTI_HOST.values():
-        assert (ROOT / "molecule" / scenario / "molecule.yml").exists()
+    assert ROLES == roles
 
 
 def test_the_scenarios_of_the_test_command_exist_and_cover_slurm_22_05s_daemons() -> None:

@@ -1,5 +1,6 @@
 """The role scenarios of several containers (galera: three nodes; login_pool: two nodes and a VIP; pacemaker: a
-controller pair with its BMC and a compute node), on Debian 13 (and 12): `molecule test` with their own network,
+controller pair with its BMC and a compute node; phase_upgrade: a pilot of two hosts moved to a controller pair
+under Pacemaker and Galera of three), on Debian 13 (and 12): `molecule test` with their own network,
 idempotence, check mode and verify by behaviour.
 
 They run apart from tests/lab/test_role_scenarios.py (their own pytest module, selectable alone); the test command
@@ -28,7 +29,7 @@ MATRIX = [(role, suite) for role in PEERS for suite in SUITES if ALL_SUITES or (
 
 
 def test_the_scenarios_of_several_hosts_are_found() -> None:
-    assert {"galera", "login_pool", "pacemaker"} <= set(PEERS)
+    assert {"galera", "login_pool", "pacemaker", "phase_upgrade"} <= set(PEERS)
 
 
 CASES = [pytest.param(role, suite, id=f"{role}-{suite}") for role, suite in MATRIX] or [
