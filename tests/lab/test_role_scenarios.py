@@ -58,7 +58,7 @@ MATRIX = [
 
 def test_every_role_has_a_scenario() -> None:
     roles = sorted(path.name for path in (ROOT / "roles").iterdir() if (path / "tasks").is_dir())
-    assert ROLES == roles
+    assert roles == ROLES
 
 
 def test_the_scenarios_of_the_test_command_exist_and_cover_slurm_22_05s_daemons() -> None:
