@@ -33,7 +33,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
 
     TRANSFERS_FILES = False
     _requires_connection = False
-    _VALID_ARGS = frozenset(("roles", "stop", "skip_unused", "limit_holds", "limit_why", "deploys_all"))
+    _VALID_ARGS = frozenset(("roles", "stop", "skip_unused", "limit_holds", "limit_why", "deploys_all", "once"))
 
     _views: list[tuple[str, str, dict[str, Any]]] | None = None
 
@@ -42,9 +42,20 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         result["changed"] = False
         problems = tier1.version_problems(ansible_version)
         variables = task_vars or {}
-        roles = [str(role) for role in self._task.args.get("roles") or []]
+        args = self._task.args
+        roles = [str(role) for role in args.get("roles") or []]
         plan: dict[str, Any] = {}
-        skip_unused = boolean(self._task.args.get("skip_unused", False), strict=False)
+        skip_unused = boolean(args.get("skip_unused", False), strict=False)
+        record = tier1.validation_record(
+            tier1.run_token(),
+            roles,
+            [str(pattern) for pattern in args.get("limit_holds") or []],
+            bool(args.get("deploys_all")),
+            skip_unused,
+        )
+        if boolean(args.get("once", False), strict=False) and tier1.covers(self._earlier(variables), record):
+            result.update(skipped=True, skip_reason="validated earlier in this run, with these checks or more")
+            return result
         used = functools.partial(self._value, variables)
         for role in [] if problems else roles:
             # (the groups as Ansible holds them: templated, every host name would be, one by one)
@@ -58,13 +69,23 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
             # plain data: the inventory's strings carry Ansible's tags (origin, trusted as a template), which the fact
             # cache would keep and decode again for every task on localhost (8 ms instead of 0.6 at 1,280 hosts)
             result["ansible_facts"] = {"cluster_plan": json.loads(json.dumps(plan))}
-        if problems and boolean(self._task.args.get("stop", True), strict=False):
+            if not problems:
+                result["ansible_facts"]["cluster_validation"] = record
+        if problems and boolean(args.get("stop", True), strict=False):
             heading = f"The inventory has {len(problems)} problems; nothing was changed:"
             result.update(failed=True, msg=[heading, *problems])
             # (listed once, in the message; the run stops here, the plan is not shown)
             result.pop("problems")
             result.pop("ansible_facts", None)
         return result
+
+    @staticmethod
+    def _earlier(variables: dict[str, Any]) -> Any:
+        """What an earlier validation left on localhost (the fact ``cluster_validation``), if any."""
+        hostvars: Any = variables.get("hostvars")
+        own = hostvars.raw_get("localhost") if hostvars is not None else None
+        facts = own.get("ansible_facts") if isinstance(own, dict) else None
+        return facts.get("cluster_validation") if isinstance(facts, dict) else None
 
     def _value(self, variables: dict[str, Any], name: str, default: Any) -> Any:
         """A variable of the play, templated; ``default`` where it is unset."""

@@ -56,6 +56,16 @@ options:
     description: The playbook's name where it deploys every compute host (C(cluster_removed_nodes) is refused).
     type: str
     default: ""
+  once:
+    description:
+      - Not again where a validation earlier in the same run (the same C(ansible-playbook) process) checked as much or
+        more - every role of O(roles), the host patterns of O(limit_holds), the removal list where O(deploys_all) is
+        set, the unused roles where O(skip_unused) is false - and found no problem; the task is reported skipped. A
+        lifecycle playbook validates once (its own validation, then that of the deploy playbook it imports,
+        C(playbooks/validate.yml)). A validation is known to later ones of the run by the fact
+        C(cluster_validation) (with the C(cluster) role).
+    type: bool
+    default: false
 attributes:
   check_mode:
     support: full
@@ -82,7 +92,8 @@ problems:
   returned: unless the task failed on them (O(stop))
 ansible_facts:
   description: C(cluster_plan), the run's plan (each pod's Slurm files, the users' view, each GPU host's GPUs, the
-    firewall's ports, Prometheus' targets); empty when the inventory has problems.
+    firewall's ports, Prometheus' targets); empty when the inventory has problems. With no problem, also
+    C(cluster_validation), what was checked in this run (O(once)).
   type: dict
   returned: when O(roles) names C(cluster)
 """

@@ -11,6 +11,7 @@ and before any host is touched instead of when each role starts.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,3 +184,43 @@ def removal_problems(playbook: str, removed: Sequence[str]) -> list[str]:
         f"cluster_removed_nodes is set: {playbook} deploys every compute host of the inventory. Take nodes out with"
         " playbooks/remove-node.yml -e 'cluster_removed_nodes=...', then delete them from the inventory."
     ]
+
+
+def run_token() -> str:
+    """The ansible-playbook run a worker belongs to: its main process (the worker's parent) and the moment that
+    process started (Linux's /proc/<pid>/stat), which no other run shares. Empty where /proc cannot tell (a
+    validation is then never taken for an earlier one)."""
+    parent = os.getppid()
+    try:
+        fields = Path(f"/proc/{parent}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return ""
+    return f"{parent}-{fields[19]}" if len(fields) > 19 else ""  # (field 22 of the file: starttime)
+
+
+def validation_record(
+    run: str, roles: Sequence[str], holds: Sequence[str], deploys_all: bool, skip_unused: bool
+) -> dict[str, Any]:
+    """What a validation checked, kept as the fact ``cluster_validation`` for a later one of the same run."""
+    return {
+        "run": run,
+        "roles": sorted(set(roles)),
+        "limit_holds": sorted(set(holds)),
+        "deploys_all": deploys_all,
+        "skip_unused": skip_unused,
+    }
+
+
+def covers(earlier: Any, now: Mapping[str, Any]) -> bool:
+    """Whether a validation earlier in the same run checked everything ``now`` would (a lifecycle playbook's
+    validation, then that of the deploy playbook it imports): every role, every host pattern a --limit must hold
+    (``all`` holds them all), the removal list where ``now`` refuses it, the unused roles where ``now`` checks them."""
+    if not isinstance(earlier, Mapping) or not now["run"] or earlier.get("run") != now["run"]:
+        return False
+    holds = set(earlier.get("limit_holds") or [])
+    return (
+        set(earlier.get("roles") or []) >= set(now["roles"])
+        and ("all" in holds or holds >= set(now["limit_holds"]))
+        and (bool(earlier.get("deploys_all")) or not now["deploys_all"])
+        and (not earlier.get("skip_unused") or bool(now["skip_unused"]))
+    )

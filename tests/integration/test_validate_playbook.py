@@ -253,15 +253,45 @@ def test_a_boolean_over_facts_does_not_stop_the_validation_of_a_limited_run(tmp_
     assert "unreachable=1" not in out and "UNREACHABLE" not in out
 
 
-@pytest.mark.parametrize(("name", "named"), [("site.yml", "the site playbook (pilot.yml)"), ("scale.yml", "scale.yml")])
-def test_a_removal_list_is_refused_where_every_compute_host_is_deployed(name: str, named: str) -> None:
+@pytest.mark.parametrize(
+    ("inventory", "name", "named"),
+    [
+        ("pilot", "site.yml", "the site playbook (pilot.yml)"),
+        ("pilot", "scale.yml", "scale.yml"),
+        # the phase upgrades run the site playbook after their gates, backups and (production) the pilot's slurmdbd
+        # stopped: refused in their own validation, before all of it
+        ("production", "upgrade-production.yml", "upgrade-production.yml"),
+        ("federation", "upgrade-federation.yml", "upgrade-federation.yml"),
+    ],
+)
+def test_a_removal_list_is_refused_where_every_compute_host_is_deployed(inventory: str, name: str, named: str) -> None:
     """cluster_removed_nodes belongs to remove-node.yml: the playbooks that deploy every compute host refuse it
     in their validation, before any host."""
-    result = playbook(ROOT / "inventories" / "pilot", name, "-e", "cluster_removed_nodes=pilot-gpu16")
+    result = playbook(ROOT / "inventories" / inventory, name, "-e", "cluster_removed_nodes=pilot-gpu16")
     out = " ".join(result.stdout.split())
     assert result.returncode != 0
     assert f"cluster_removed_nodes is set: {named} deploys every compute host of the inventory" in out, out[-3000:]
     assert "unreachable=1" not in out and "UNREACHABLE" not in out
+    # refused by the playbook's first validation (a phase upgrade's own, before its gates)
+    assert out.count("TASK [Check the Ansible version") == 1 and "Gates of the phase upgrade" not in out, out[-3000:]
+
+
+def test_a_run_validates_once(tmp_path: Path) -> None:
+    """A phase upgrade imports the deploy playbook after its own validation: the deploy playbook's validation, which
+    checks no more, is not done again; one that checks more (here the removal list) is."""
+    runs = tmp_path / "validate-twice.yml"
+    validate = ROOT / "playbooks" / "validate.yml"
+    runs.write_text(
+        f"- import_playbook: {validate}\n  vars: {{validate_limit_holds: [all], validate_limit_why: the test}}\n"
+        f"- import_playbook: {validate}\n"
+        f"- import_playbook: {validate}\n  vars: {{validate_deploys_all: the third}}\n",
+        encoding="utf-8",
+    )
+    result = playbook(ROOT / "inventories" / "pilot", os.path.relpath(runs, ROOT / "playbooks"), "-v")
+    out = " ".join(result.stdout.split())
+    assert result.returncode == 0, out[-3000:]
+    assert out.count("validated earlier in this run, with these checks or more") == 1, out[-3000:]
+    assert "ok=2 changed=0 unreachable=0 failed=0 skipped=1" in out, out[-3000:]
 
 
 def test_a_limited_run_without_the_other_hosts_addresses_stops_before_etc_hosts() -> None:

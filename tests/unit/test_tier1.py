@@ -168,3 +168,27 @@ def test_validate_yml_checks_every_role_that_has_settings() -> None:
     with_settings = [role for role in roles if tier1.role_files(role).entries.get("main")]
     assert [role for role in with_settings if f"          - {role}\n" not in listed] == []
     assert len(with_settings) >= 17
+
+
+def test_a_run_is_known_by_its_main_process_and_when_it_started() -> None:
+    """The token is this process's parent and its start time: the same for every worker of one ansible-playbook,
+    another for a later run (a parent of the same pid starts later)."""
+    token = tier1.run_token()
+    parent, started = token.split("-")
+    assert int(parent) > 0 and int(started) > 0
+    assert tier1.run_token() == token
+
+
+def test_an_earlier_validation_of_the_run_stands_for_one_that_checks_no_more() -> None:
+    deploy = tier1.validation_record("7-100", ["cluster", "slurm"], [], True, True)
+    upgrade = tier1.validation_record("7-100", ["cluster", "slurm", "galera"], ["all"], True, True)
+    assert tier1.covers(upgrade, deploy)
+    assert tier1.covers(deploy, deploy)
+    # not another run's, not an unknown run, not one that checked less
+    assert not tier1.covers({**upgrade, "run": "7-99"}, deploy)
+    assert not tier1.covers(tier1.validation_record("", ["cluster", "slurm"], [], True, True), {**deploy, "run": ""})
+    assert not tier1.covers(deploy, upgrade)
+    assert not tier1.covers({**upgrade, "deploys_all": False}, deploy)
+    assert not tier1.covers({**upgrade, "limit_holds": ["controllers"]}, {**deploy, "limit_holds": ["dbd"]})
+    assert not tier1.covers(upgrade, {**deploy, "skip_unused": False})
+    assert not tier1.covers(None, deploy)
