@@ -2,7 +2,7 @@
 
 For each N it writes a throw-away Molecule scenario molecule/bench-n<N> (the pilot's, with N compute
 platforms and no PyTorch on the compute nodes; git-ignored), then times: create + prepare (containers
-booted), the first converge of playbooks/pilot.yml, a 1-task-per-node srun over all N nodes, and a
+booted), the first converge of playbooks/deploy.yml, a 1-task-per-node srun over all N nodes, and a
 second converge (the re-run).
 Run: .venv/bin/python bench/lab.py [--nodes 2 4 8 16]
 """

@@ -1,7 +1,7 @@
 """Controller cost of the compute plays at scale: a simulation.
 
 N inventory names (sim-gpu0001...) are pointed at the pilot lab's two compute containers (`ansible_host`), so
-that `playbooks/pilot.yml --limit compute` does for N hosts what it does for a real cluster's compute nodes,
+that `playbooks/deploy.yml --limit compute` does for N hosts what it does for a real cluster's compute nodes,
 on the controller's side: templating, task dispatch, result handling, one `docker exec` per module. The hosts'
 own work (the modules running inside the containers) is real too, but N names share two containers, so only
 the controller's share is the measure: the CPU seconds of the ansible-playbook process tree (itself, its
@@ -98,7 +98,7 @@ def run(directory: Path, forks: int) -> tuple[float, float, float, str]:
         str(ROOT / ".venv" / "bin" / "ansible-playbook"),
         "-i",
         str(directory / "hosts.yml"),
-        str(ROOT / "playbooks" / "pilot.yml"),
+        str(ROOT / "playbooks" / "deploy.yml"),
         "--limit",
         "compute",
         "--skip-tags",

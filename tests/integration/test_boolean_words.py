@@ -25,6 +25,7 @@ NO_HOST = ("-e", "ansible_ssh_common_args='-o ProxyCommand=false'")
 # playbook -> (sample inventory, the extra variables its own gate asks for)
 PLAYBOOKS: dict[str, tuple[str, tuple[str, ...]]] = {
     "site.yml": ("pilot", ()),
+    "deploy.yml": ("pilot", ()),
     "pilot.yml": ("pilot", ()),
     "validate.yml": ("pilot", ()),
     "scale.yml": ("pilot", ()),

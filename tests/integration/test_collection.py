@@ -116,7 +116,7 @@ def test_the_tarball_holds_the_collection_only(installed: Path) -> None:
     for expected in (
         "roles/slurm/tasks/main.yml",
         "plugins/filter/cluster.py",
-        "playbooks/pilot.yml",
+        "playbooks/deploy.yml",
         "meta/runtime.yml",
         "inventories/pilot/hosts.yml",
         "docs/deploy.md",

@@ -209,10 +209,10 @@ def build_earlier_phase(
     scenario: str, suite: str, volumes: Sequence[str], inventory: Path, env: dict[str, str] | None = None
 ) -> float:
     """A scenario's containers from bare images (bring_up), then its earlier phase built on some of them by
-    playbooks/pilot.yml with that phase's static ``inventory``. Returns the converge's seconds."""
+    playbooks/deploy.yml with that phase's static ``inventory``. Returns the converge's seconds."""
     bring_up(scenario, suite, volumes, env)
     start = time.monotonic()
-    result = ansible_playbook(inventory, "pilot.yml", "--skip-tags", "monitoring,user_env", suite=suite, env=env)
+    result = ansible_playbook(inventory, "deploy.yml", "--skip-tags", "monitoring,user_env", suite=suite, env=env)
     assert result.returncode == 0, failures(result.stdout) + result.stdout[-3000:] + result.stderr[-3000:]
     return time.monotonic() - start
 

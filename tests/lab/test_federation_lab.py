@@ -1,6 +1,6 @@
 """The federation lab (molecule/federation): two pods, Slurm clusters pod1 and pod2, each a controller pair
 under Pacemaker, joined in the federation "fed" on one slurmdbd and its Galera cluster, built the way a site
-grows: the production cluster pod1 on its own (molecule/federation/phase2, playbooks/pilot.yml) runs jobs,
+grows: the production cluster pod1 on its own (molecule/federation/phase2, playbooks/deploy.yml) runs jobs,
 then playbooks/upgrade-federation.yml makes it the first pod of the federation and adds pod2; then exercised through
 the real daemons from the login node (fed-db01, pod1's):
 
@@ -242,7 +242,7 @@ def test_move_to_the_federation_kept_every_job_and_accounting_row(lab: Lab) -> N
 
 
 def test_second_upgrade_run_changes_nothing(lab: Lab) -> None:
-    """A second run of upgrade-federation.yml (it imports pilot.yml, the site playbook: the whole converge)."""
+    """A second run of upgrade-federation.yml (it imports deploy.yml, the site playbook: the whole converge)."""
     result = molecule("converge", "-s", "federation", env=UPGRADE)
     assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
     counters = recap(result.stdout)

@@ -1,4 +1,4 @@
-"""The pilot lab (molecule/pilot): built once from bare containers by playbooks/pilot.yml, then checked.
+"""The pilot lab (molecule/pilot): built once from bare containers by playbooks/deploy.yml, then checked.
 
 Real daemons only (munged, slurmctld, slurmd, slurmdbd, MariaDB) in systemd containers; the compute
 containers carry fake /dev/nvidia* nodes so typed GRES goes through the real slurmctld and slurmd.

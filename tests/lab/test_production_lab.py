@@ -1,6 +1,6 @@
 """The production lab (molecule/production): controller pair under Pacemaker, slurmdbd pair on a 3-node
 Galera cluster, built the way a site grows: a pilot on four of the containers (molecule/production/phase1,
-playbooks/pilot.yml) runs jobs, then playbooks/upgrade-production.yml moves it to production; then drilled.
+playbooks/deploy.yml) runs jobs, then playbooks/upgrade-production.yml moves it to production; then drilled.
 
 Checks and drills (each prints what it measured):
 - the phase upgrade: the jobs queued and running before it complete after it, the accounting rows of before
@@ -255,7 +255,7 @@ def test_phase_upgrade_kept_every_job_and_accounting_row(lab: Lab) -> None:
 
 
 def test_second_upgrade_run_changes_nothing(lab: Lab) -> None:
-    """A second run of upgrade-production.yml (it imports pilot.yml, the site playbook: the whole converge)."""
+    """A second run of upgrade-production.yml (it imports deploy.yml, the site playbook: the whole converge)."""
     result = molecule("side-effect", "-s", "production", env={"GPUCLUSTER_LAB_SIDE_EFFECT": "upgrade-production.yml"})
     assert result.returncode == 0, failures(result.stdout) + result.stdout[-5000:]
     counters = recap(result.stdout)
