@@ -57,6 +57,12 @@ PARAMETERS = {
     "variable_names": "The names of the variables the inventory sets.",
     "target": "The Slurm release to reach, for example C(24.11).",
     "installed": "The Slurm release each host runs, by host.",
+    "accounting_errors.node_types": "C(cluster_node_types): with GPU nodes, gres/gpu is a TRES the cluster tracks"
+    " (keyword; without it, no limit's TRES is checked against the tracked ones).",
+    "accounting_errors.accounting": "C(cluster_accounting): its C(tres), with the built-in TRES and gres/gpu, are"
+    " the TRES a limit may name (keyword).",
+    "accounting_errors.release": "C(cluster_slurm_release): from 24.11, gres/gpumem and gres/gpuutil are tracked with"
+    " gres/gpu (keyword; the default release without it).",
     # (a filter's own word for an argument, where another filter's argument of the same name means something else)
     "installed_packages.installed": PACKAGE_QUERY_RESULT,
     "packages_missing.installed": PACKAGE_QUERY_RESULT,
@@ -212,8 +218,9 @@ def document(module: str, name: str, function: Callable[..., Any]) -> str:
         "description": paragraphs or [name],
         "author": "gpucluster maintainers",
     }
-    if len(parameters) > 1:
-        documentation["positional"] = ", ".join(parameter.name for parameter in parameters[1:])
+    positional = [parameter.name for parameter in parameters[1:] if parameter.kind is not parameter.KEYWORD_ONLY]
+    if positional:
+        documentation["positional"] = ", ".join(positional)
     documentation["options"] = options
     returned = {"_value": {"description": returns(paragraphs, name), "type": ansible_type(signature.return_annotation)}}
     text = HEADER.format(source=f"plugins/filter/{module}.py")

@@ -6,6 +6,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils import associations
+from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import (
+    DEFAULT_RELEASE,
+    KNOWN_RELEASES,
+    Release,
+)
 
 
 def qos_settings(qos: Mapping[str, Any]) -> dict[str, Any]:
@@ -55,12 +60,29 @@ def user_settings(user: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def accounting_errors(
-    accounts: Mapping[str, Any], users: Mapping[str, Any], qos: Any, partitions: Sequence[Any]
+    accounts: Mapping[str, Any],
+    users: Mapping[str, Any],
+    qos: Any,
+    partitions: Sequence[Any],
+    *,
+    node_types: Mapping[str, Any] | None = None,
+    accounting: Mapping[str, Any] | None = None,
+    release: str | None = None,
 ) -> list[str]:
     """Everything wrong with accounting_accounts and accounting_users (unknown settings, a parent, account, QOS or
-    partition that does not exist, a loop of parents, a limit that is not one, a coordinator who is no user)."""
+    partition that does not exist, a loop of parents, a limit that is not one, a coordinator who is no user) and,
+    given cluster_node_types and cluster_accounting (and cluster_slurm_release), a limit on a TRES the cluster does
+    not track."""
     names = [str(p.get("name")) for p in partitions or () if isinstance(p, Mapping)]
-    return associations.association_errors(accounts or {}, users or {}, associations.qos_names(qos), names)
+    tracked = None
+    if node_types is not None and isinstance(accounting or {}, Mapping):
+        gpus = any(isinstance(body, Mapping) and body.get("gpu") for body in (node_types or {}).values())
+        extra = (accounting or {}).get("tres") or []
+        text = str(release or DEFAULT_RELEASE)
+        # (a release the model does not know is refused by the model's own check)
+        usage = text not in KNOWN_RELEASES or Release.parse(text).has("gpu_usage_tres")
+        tracked = associations.known_tres(gpus, extra if isinstance(extra, (list, tuple)) else [extra], usage)
+    return associations.association_errors(accounts or {}, users or {}, associations.qos_names(qos), names, tracked)
 
 
 def accounting_accounts_in_order(accounts: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -14,6 +14,7 @@ Coordinators of an account (users of the inventory) may hold, release, modify an
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -40,7 +41,130 @@ ACCOUNT_FIELDS = {
 ACCOUNT_KEYS = frozenset({*ACCOUNT_FIELDS, *LIMITS, "coordinators"})
 USER_KEYS = frozenset({"account", "accounts", "qos", "partitions", *LIMITS})
 TRES_NAME = re.compile(r"^(cpu|mem|node|billing|energy|fs/disk|vmem|pages|gres/[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)?)$")
+# The TRES every cluster tracks; AccountingStorageTRES adds to them (tracked_tres).
+BUILTIN_TRES = ("cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages")
 ACCOUNT_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+
+
+# sacctmgr's QOS limits (its `set` options, any case; the short forms it documents too) that
+# cluster_qos.<name>.limits gives verbatim, by the kind of value each takes.
+_QOS_LIMIT_NAMES = {
+    "tres": (
+        "GrpTRES GrpTRESMins GrpTRESRunMins MaxTRESMinsPerJob MaxTRESMins MaxTRESMinsPJ MaxTRESPerAccount MaxTRESPA "
+        "MaxTRESPerJob MaxTRES MaxTRESPJ MaxTRESPerNode MaxTRESPN MaxTRESPerUser MaxTRESPU MaxTRESRunMinsPerAccount "
+        "MaxTRESRunMinsPA MaxTRESRunMinsPerUser MaxTRESRunMinsPU MinTRESPerJob MinTRES"
+    ),
+    "count": (
+        "GraceTime GrpJobs GrpJobsAccrue GrpSubmitJobs GrpSubmit MaxJobsAccruePerAccount MaxJobsAccruePA "
+        "MaxJobsAccruePerUser MaxJobsAccruePU MaxJobsPerAccount MaxJobsPA MaxJobsPerUser MaxJobsPU "
+        "MaxSubmitJobsPerAccount MaxSubmitJobsPA MaxSubmitPA MaxSubmitJobsPerUser MaxSubmitJobsPU MaxSubmitPU "
+        "MinPrioThreshold"
+    ),
+    "time": "GrpWall PreemptExemptTime",
+    "number": "LimitFactor UsageFactor UsageThreshold",
+    "text": "Description",
+}
+QOS_LIMITS = {name.lower(): kind for kind, names in _QOS_LIMIT_NAMES.items() for name in names.split()}
+# their names in full, as sacctmgr's manual gives them (the refusal of an unknown one lists these)
+QOS_LIMIT_CANONICAL = (
+    "GraceTime",
+    "GrpJobs",
+    "GrpJobsAccrue",
+    "GrpSubmitJobs",
+    "GrpTRES",
+    "GrpTRESMins",
+    "GrpTRESRunMins",
+    "GrpWall",
+    "LimitFactor",
+    "MaxJobsAccruePerAccount",
+    "MaxJobsAccruePerUser",
+    "MaxJobsPerAccount",
+    "MaxJobsPerUser",
+    "MaxSubmitJobsPerAccount",
+    "MaxSubmitJobsPerUser",
+    "MaxTRESMinsPerJob",
+    "MaxTRESPerAccount",
+    "MaxTRESPerJob",
+    "MaxTRESPerNode",
+    "MaxTRESPerUser",
+    "MaxTRESRunMinsPerAccount",
+    "MaxTRESRunMinsPerUser",
+    "MinPrioThreshold",
+    "MinTRESPerJob",
+    "PreemptExemptTime",
+    "UsageFactor",
+    "UsageThreshold",
+    "Description",
+)
+# sacctmgr QOS settings that cluster_qos.<name> has keys of its own for
+QOS_OWN_KEYS = {
+    "priority": "priority",
+    "preempt": "preempt",
+    "preemptmode": "preempt_mode",
+    "maxwall": "max_wall",
+    "maxwalldurationperjob": "max_wall",
+    "flags": "flags",
+}
+_SLURM_TIME = re.compile(r"^(-1|unlimited|infinite|\d+(-\d+)?(:\d+){0,2})$", re.IGNORECASE)
+
+
+def qos_limit_errors(where: str, limits: Iterable[tuple[str, Any]], tracked: Sequence[str]) -> list[str]:
+    """What is wrong with a QOS's verbatim sacctmgr limits (cluster_qos.<name>.limits): an option sacctmgr does not
+    have (it stops the QOS task, after the hosts were set up), one with a key of its own, a value of the wrong kind,
+    a TRES the cluster does not track."""
+    errors: list[str] = []
+    for key, value in limits:
+        kind = QOS_LIMITS.get(str(key).lower())
+        own = QOS_OWN_KEYS.get(str(key).lower())
+        text = str(value).strip()
+        if own:
+            errors.append(f"{where}: give {key} as {where.removesuffix('.limits')}.{own}, not among the limits")
+        elif kind is None:
+            names = [name for names in _QOS_LIMIT_NAMES.values() for name in names.split()]
+            close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.75)
+            errors.append(
+                f"{where}: {key} is not a QOS limit of sacctmgr"
+                + (f" - did you mean {close[0]}?" if close else f"; use one of {', '.join(QOS_LIMIT_CANONICAL)}")
+            )
+        elif kind == "tres":
+            errors += tres_errors(where, str(key), text, tracked)
+        elif kind == "count" and not re.fullmatch(r"-1|\d+", text):
+            errors.append(f"{where}: {key} {text!r} is not a count; give a whole number (-1 clears it)")
+        elif kind == "time" and not _SLURM_TIME.match(text):
+            errors.append(f"{where}: {key} {text!r} is not a Slurm time (minutes, [days-]hours:minutes:seconds)")
+        elif kind == "number" and not re.fullmatch(r"-1|\d+(\.\d+)?", text):
+            errors.append(f"{where}: {key} {text!r} is not a number")
+    return errors
+
+
+def tracked_tres(gpus: bool, extra: Iterable[str]) -> tuple[str, ...]:
+    """AccountingStorageTRES: gres/gpu where the cluster has GPU nodes, then cluster_accounting.tres. A limit or a
+    priority weight on a TRES outside these, BUILTIN_TRES and GPU_USAGE_TRES is never enforced: sacctmgr refuses a
+    TRES its database does not know, and slurmctld stops at start on a PriorityWeightTRES it does not track."""
+    return tuple(dict.fromkeys([*(["gres/gpu"] if gpus else []), *(str(name) for name in extra)]))
+
+
+# What slurmctld tracks with gres/gpu by itself from the release with the feature gpu_usage_tres on.
+GPU_USAGE_TRES = ("gres/gpumem", "gres/gpuutil")
+
+
+def known_tres(gpus: bool, extra: Iterable[str], gpu_usage: bool) -> tuple[str, ...]:
+    """The TRES a limit or a priority weight may name, beside BUILTIN_TRES: tracked_tres, and GPU_USAGE_TRES where
+    gres/gpu is tracked and the release adds them (releases.FEATURES gpu_usage_tres)."""
+    tracked = tracked_tres(gpus, extra)
+    usage = GPU_USAGE_TRES if gpu_usage and any(name.lower() == "gres/gpu" for name in tracked) else ()
+    return tuple(dict.fromkeys((*tracked, *usage)))
+
+
+def untracked(name: str, tracked: Iterable[str]) -> bool:
+    """Whether TRES ``name`` (any case: Slurm compares them so) is neither built in nor tracked."""
+    return name.lower() not in {tres.lower() for tres in (*BUILTIN_TRES, *tracked)}
+
+
+def untracked_hint(tracked: Sequence[str]) -> str:
+    """What the refusal of an untracked TRES says: which are tracked and how to track another."""
+    listed = ", ".join((*BUILTIN_TRES, *tracked))
+    return f"TRES tracked here: {listed}; track another by adding it to cluster_accounting.tres"
 
 
 def tres_text(value: Any) -> str:
@@ -58,7 +182,9 @@ def _count_error(where: str, key: str, value: Any) -> str | None:
     return None
 
 
-def _tres_errors(where: str, key: str, value: Any) -> list[str]:
+def tres_errors(where: str, key: str, value: Any, tracked: Sequence[str] | None = None) -> list[str]:
+    """What is wrong with a TRES limit (``{gres/gpu: 16}`` or ``"cpu=512,gres/gpu=16"``): a name that is no TRES, an
+    amount that is no whole number and, given the TRES the cluster tracks, a TRES it does not track."""
     errors = []
     parts = (
         [(str(name), amount) for name, amount in value.items()]
@@ -75,16 +201,21 @@ def _tres_errors(where: str, key: str, value: Any) -> list[str]:
             )
         elif not re.fullmatch(r"-1|\d+[KMGT]?", str(amount).strip()):
             errors.append(f"{where}: {key} gives {name} {amount!r}; give a whole number (-1 clears it)")
+        elif tracked is not None and untracked(str(name), tracked):
+            errors.append(
+                f"{where}: {key} limits {name}, which this cluster does not track (sacctmgr refuses it, and a limit "
+                f"on an untracked TRES is never enforced); {untracked_hint(tracked)}"
+            )
     return errors
 
 
-def _limit_errors(where: str, settings: Mapping[str, Any]) -> list[str]:
+def _limit_errors(where: str, settings: Mapping[str, Any], tracked: Sequence[str] | None) -> list[str]:
     errors: list[str] = []
     for key in LIMITS:
         if key not in settings or settings[key] is None:
             continue
         if key in TRES_LIMITS:
-            errors += _tres_errors(where, key, settings[key])
+            errors += tres_errors(where, key, settings[key], tracked)
         else:
             error = _count_error(where, key, settings[key])
             errors += [error] if error else []
@@ -98,9 +229,14 @@ def _names(value: Any) -> list[str]:
 
 
 def association_errors(
-    accounts: Mapping[str, Any], users: Mapping[str, Any], qos: Iterable[str], partitions: Iterable[str]
+    accounts: Mapping[str, Any],
+    users: Mapping[str, Any],
+    qos: Iterable[str],
+    partitions: Iterable[str],
+    tracked: Sequence[str] | None = None,
 ) -> list[str]:
-    """Everything wrong with accounting_accounts and accounting_users, each problem naming the account or user."""
+    """Everything wrong with accounting_accounts and accounting_users, each problem naming the account or user
+    (given the TRES the cluster tracks, tracked_tres, also a limit on another)."""
     errors: list[str] = []
     if not isinstance(accounts, Mapping) or not isinstance(users, Mapping):
         return ["accounting_accounts and accounting_users are mappings: name -> settings"]
@@ -123,7 +259,7 @@ def association_errors(
             for item in _names(account.get("qos")) + _names(account.get("default_qos"))
             if item not in known_qos
         ]
-        errors += _limit_errors(where, account)
+        errors += _limit_errors(where, account, tracked)
         errors += [
             f"{where}: coordinator {user!r} is not a user of accounting_users; add the user first"
             for user in _names(account.get("coordinators"))
@@ -151,7 +287,7 @@ def association_errors(
             for item in _names(user.get("partitions"))
             if item not in known_partitions
         ]
-        errors += _limit_errors(where, user)
+        errors += _limit_errors(where, user, tracked)
     return errors
 
 

@@ -39,6 +39,9 @@ FEATURES: dict[str, str] = {
     # a host range with text after it (NodeName=gpu[01-02]-ib) in node lines: 22.05's slurmctld stops on it
     # ("Unable to create NodeAddr list"), 24.11 and 26.05 read it; the releases between are not tested here
     "folds_suffixed_names": "24.11",
+    # gres/gpumem and gres/gpuutil tracked with gres/gpu, without AccountingStorageTRES naming them (the real
+    # slurmctld: 24.11 and 26.05 list them, 22.05 stops on a PriorityWeightTRES of gres/gpumem; between: not tested)
+    "gpu_usage_tres": "24.11",
     # gres.conf AutoDetect=nvidia (no NVML library needed)
     "autodetect_nvidia": "24.11",
     # SchedMD's compatibility window grows from two earlier major releases to three

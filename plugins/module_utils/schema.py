@@ -141,7 +141,14 @@ SECTIONS: tuple[Section, ...] = (
             Key("preempt_mode", "word", NONE, "PreemptMode of the QOS"),
             Key("max_wall", "time", NONE, "MaxWall"),
             Key("flags", "list", "`[]`", "Flags (DenyOnLimit, ...)"),
-            Key("limits", "mapping", "`{}`", "other sacctmgr QOS limits, verbatim (MaxTRESPerUser, GrpTRES, ...)"),
+            Key(
+                "limits",
+                "mapping",
+                "`{}`",
+                "other sacctmgr QOS limits (MaxTRESPerUser, GrpTRES, MaxJobsPerUser, ...; sacctmgr's names, any case, "
+                "its short forms too): each checked for its name and kind of value, a TRES limit for a TRES the "
+                "cluster tracks",
+            ),
         ),
     ),
     Section(
@@ -158,7 +165,13 @@ SECTIONS: tuple[Section, ...] = (
         (
             Key("type", "word", "`multifactor`", "PriorityType: multifactor or basic"),
             Key("weights", "mapping", "`{}`", "age, assoc, fairshare, job_size, partition, qos -> PriorityWeight*"),
-            Key("tres_weights", "mapping", "`{}`", "PriorityWeightTRES (CPU, Mem, GRES/gpu, ...)"),
+            Key(
+                "tres_weights",
+                "mapping",
+                "`{}`",
+                "PriorityWeightTRES (CPU, Mem, GRES/gpu, ...): only TRES the cluster tracks (slurmctld stops on "
+                "another)",
+            ),
             Key("decay_half_life", "time", "`7-0`", "PriorityDecayHalfLife"),
             Key("usage_reset_period", "word", "`NONE`", "PriorityUsageResetPeriod: NONE, NOW, DAILY ... YEARLY"),
             Key("max_age", "time", "`7-0`", "PriorityMaxAge"),
@@ -177,7 +190,12 @@ SECTIONS: tuple[Section, ...] = (
         "cluster_accounting",
         (
             Key("enforce", "list", "`[]`", "AccountingStorageEnforce (associations, limits, qos, safe, ...)"),
-            Key("tres", "list", "`[]`", "AccountingStorageTRES beside gres/gpu"),
+            Key(
+                "tres",
+                "list",
+                "`[]`",
+                "AccountingStorageTRES beside gres/gpu (e.g. gres/gpu:h100, to limit or weigh a GPU type)",
+            ),
         ),
     ),
     Section(

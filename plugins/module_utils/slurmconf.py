@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .associations import tracked_tres
 from .cluster_types import Cluster, NodeType, Partition
 from .hostlist import expand, fold, fold_chunks
 from .topology import topology_plugin
@@ -144,7 +145,7 @@ def _priority_settings(cluster: Cluster) -> dict[str, Any]:
 def _accounting_settings(cluster: Cluster) -> dict[str, Any]:
     if not cluster.dbd:
         return {"AccountingStorageType": None}
-    tres = list(dict.fromkeys((*(["gres/gpu"] if cluster.gpu_node_types else []), *cluster.accounting_tres)))
+    tres = list(tracked_tres(bool(cluster.gpu_node_types), cluster.accounting_tres))
     return {
         "AccountingStorageType": "accounting_storage/slurmdbd",
         "AccountingStorageHost": cluster.dbd[0],

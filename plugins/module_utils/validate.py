@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 
 import netaddr
 
+from .associations import known_tres, qos_limit_errors, untracked, untracked_hint
 from .cluster_types import Cluster, JobTmpfs, NodeType, Switch
 from .hostlist import fold, padding_collisions
 from .releases import AUTODETECT_FEATURES, Release, autodetect_allowed
@@ -470,7 +471,14 @@ def check_qos(cluster: Cluster) -> list[str]:
             )
         if qos.max_wall and not TIME_RE.match(qos.max_wall):
             errors.append(f"{where}.max_wall: '{qos.max_wall}' is not a Slurm time")
+        errors += qos_limit_errors(f"{where}.limits", qos.limits, cluster_tracked_tres(cluster))
     return errors
+
+
+def cluster_tracked_tres(cluster: Cluster) -> tuple[str, ...]:
+    """The TRES the cluster tracks beside the built-in ones: its AccountingStorageTRES (slurmconf writes the same) and
+    what its release tracks with gres/gpu by itself."""
+    return known_tres(bool(cluster.gpu_node_types), cluster.accounting_tres, cluster.release.has("gpu_usage_tres"))
 
 
 def _preempts(name: str, cluster: Cluster, seen: set[str]) -> bool:
@@ -540,6 +548,13 @@ def check_scheduling(cluster: Cluster) -> list[str]:
             f"cluster_scheduling.priority.usage_reset_period: '{scheduling.usage_reset_period}' is not one of "
             f"{', '.join(USAGE_RESET_PERIODS)} (slurmctld does not start with another word)"
         )
+    tracked = cluster_tracked_tres(cluster)
+    errors += [
+        f"cluster_scheduling.priority.tres_weights: {name} is not a TRES this cluster tracks (slurmctld stops at "
+        f"start: 'TRES weight ... is not a configured TRES type'); {untracked_hint(tracked)}"
+        for name, _ in scheduling.tres_weights
+        if untracked(name, tracked)
+    ]
     unknown = [k for k, _ in scheduling.priority_weights if k not in PRIORITY_WEIGHTS]
     if unknown:
         errors.append(

@@ -105,6 +105,27 @@ def test_each_mistake_is_named(accounts: dict[str, Any] | None, users: dict[str,
     assert any(error.startswith(message) for error in found), found
 
 
+def test_a_limit_names_only_a_tres_the_cluster_tracks() -> None:
+    """Given the node types and cluster_accounting, a limit on a TRES outside the built-in ones, gres/gpu (GPU nodes)
+    and cluster_accounting.tres is refused: sacctmgr refuses it, and Slurm never enforces it."""
+    typed = {**ACCOUNTS, "vision": {**ACCOUNTS["vision"], "grp_tres": {"gres/gpu:a100": 2}}}
+    gpus = {"h100": {"gpu": {"type": "h100", "count": 8}}}
+    refused = accounting_errors(typed, USERS, QOS, PARTITIONS, node_types=gpus, accounting={})
+    assert refused == [
+        "accounting_accounts.vision: grp_tres limits gres/gpu:a100, which this cluster does not track (sacctmgr "
+        "refuses it, and a limit on an untracked TRES is never enforced); TRES tracked here: cpu, mem, energy, node, "
+        "billing, fs/disk, vmem, pages, gres/gpu; track another by adding it to cluster_accounting.tres"
+    ]
+    assert (
+        accounting_errors(typed, USERS, QOS, PARTITIONS, node_types=gpus, accounting={"tres": ["gres/gpu:a100"]}) == []
+    )
+    # without GPU nodes, gres/gpu itself is not tracked
+    assert accounting_errors(ACCOUNTS, USERS, QOS, PARTITIONS, node_types={"cpu": {}}, accounting={}) != []
+    assert accounting_errors(ACCOUNTS, USERS, QOS, PARTITIONS, node_types=gpus, accounting={}) == []
+    # without them, the names' form alone (as before)
+    assert accounting_errors(typed, USERS, QOS, PARTITIONS) == []
+
+
 def test_settings_for_sacctmgr() -> None:
     assert account_settings(ACCOUNTS["vision"]) == {"Parent": "research", "GrpTRES": "gres/gpu=2", "MaxSubmitJobs": 3}
     assert accounting_coordinators({**ACCOUNTS, "ml": {"coordinators": []}}) == [

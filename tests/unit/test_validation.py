@@ -165,6 +165,25 @@ CASES: list[tuple[str, Mutation, str]] = [
     ("partitions not a list", _set("partitions", {"gpu": {}}), "cluster_partitions: expected a list"),
     ("qos preempts unknown", _set("qos.high.preempt", ["scavenger"]), "QOS scavenger not declared in cluster_qos"),
     ("qos preempts itself", _set("qos.high.preempt", ["high"]), "a QOS cannot preempt itself"),
+    # sacctmgr stops the QOS task on these, after the hosts were set up
+    ("qos limit misspelt", _set("qos.high.limits", {"MaxTRESPerUsr": "gres/gpu=8"}), "did you mean MaxTRESPerUser?"),
+    (
+        "qos limit with a key",
+        _set("qos.high.limits", {"maxwall": "10:00"}),
+        "give maxwall as cluster_qos.high.max_wall",
+    ),
+    ("qos limit no count", _set("qos.high.limits", {"MaxJobsPU": "four"}), "MaxJobsPU 'four' is not a count"),
+    (
+        "qos limit untracked tres",
+        _set("qos.high.limits", {"MaxTRESPerUser": "gres/gpu:a100=8"}),
+        "MaxTRESPerUser limits gres/gpu:a100, which this cluster does not track",
+    ),
+    # slurmctld stops at start on a weight of a TRES it does not track
+    (
+        "tres weight untracked",
+        _set("scheduling.priority", {"tres_weights": {"GRES/gpu:h100": "2.0"}}),
+        "tres_weights: GRES/gpu:h100 is not a TRES this cluster tracks",
+    ),
     ("qos preemption cycle", _set("qos.normal.preempt", ["high"]), "preemption cycle through normal"),
     ("suspend without gang", _set("scheduling.preempt.mode", ["SUSPEND"]), "SUSPEND needs GANG as well"),
     ("exclusive preempt modes", _set("scheduling.preempt.mode", ["REQUEUE", "CANCEL"]), "exclude each other"),
@@ -534,6 +553,18 @@ def test_cases_are_distinct() -> None:
 
 def test_the_valid_inventory_passes() -> None:
     assert inventory_errors(valid_spec(), valid_groups()) == []
+
+
+def test_a_tracked_tres_may_be_limited_and_weighed() -> None:
+    """A typed GPU TRES in cluster_accounting.tres (AccountingStorageTRES) may be limited and weighed; sacctmgr's
+    short forms of its QOS options are taken (any case) as it takes them."""
+    spec = valid_spec()
+    spec["accounting"]["tres"] = ["gres/gpu:h100"]
+    spec["qos"]["high"]["limits"] = {"MaxTRESPU": "gres/gpu:h100=8,cpu=64", "maxjobsperuser": 4, "GrpWall": "2-00:00"}
+    spec["scheduling"]["priority"] = {"tres_weights": {"CPU": "1.0", "GRES/gpu:h100": "2.0", "Mem": "0.25G"}}
+    assert inventory_errors(spec, valid_groups()) == []
+    sections = render.cluster_config(build_cluster(spec, valid_groups()))["slurm_conf"]
+    assert "AccountingStorageTRES=gres/gpu,gres/gpu:h100" in [line for lines in sections.values() for line in lines]
 
 
 def test_all_errors_are_reported_at_once() -> None:
