@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils import associations
+from ansible_collections.gpucluster.cluster.plugins.module_utils import galera as galera_rules
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import (
     DEFAULT_RELEASE,
     KNOWN_RELEASES,
@@ -85,6 +86,12 @@ def accounting_errors(
     return associations.association_errors(accounts or {}, users or {}, associations.qos_names(qos), names, tracked)
 
 
+def accounting_dbd_errors(dbd: Sequence[str], galera: Sequence[str]) -> list[str]:
+    """Two or more slurmdbd hosts (group dbd) without a Galera cluster (group galera): each would write to a
+    database of its own."""
+    return galera_rules.standalone_dbd_errors(list(dbd or ()), list(galera or ()))
+
+
 def accounting_accounts_in_order(accounts: Mapping[str, Any]) -> list[dict[str, Any]]:
     """accounting_accounts as dict2items, each account after its parent (sacctmgr adds a child under its parent)."""
     return [{"key": name, "value": account} for name, account in associations.accounts_in_order(accounts or {})]
@@ -110,6 +117,7 @@ class FilterModule:
             "account_settings": account_settings,
             "user_settings": user_settings,
             "accounting_errors": accounting_errors,
+            "accounting_dbd_errors": accounting_dbd_errors,
             "accounting_accounts_in_order": accounting_accounts_in_order,
             "accounting_coordinators": accounting_coordinators,
             "accounting_users_with_operators": accounting_users_with_operators,

@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.gpucluster.cluster.plugins.module_utils.federation import federation_of, pod_of
+from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import backup_controller_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
 from ansible_collections.gpucluster.cluster.plugins.module_utils.pam_adopt import access_lines, exempt_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plugstack import plugstack_errors, plugstack_lines
@@ -76,16 +78,38 @@ def slurm_reservation_rows(reservations: Any) -> list[dict[str, str]]:
     return guide_rows(reservations)
 
 
-def slurm_ctld_manager_errors(managers: Mapping[str, Any]) -> list[str]:
+def slurm_ctld_manager_errors(
+    managers: Mapping[str, Any],
+    *,
+    groups: Mapping[str, Sequence[str]] | None = None,
+    federation: Mapping[str, Any] | None = None,
+    slurm_config: Mapping[str, Any] | None = None,
+) -> list[str]:
     """controller -> its slurm_ctld_manager -> why they cannot run together: the slurm role's handlers act on each
-    cluster (each pod) with one manager, so every controller of the inventory has the same one."""
-    if len({str(manager) for manager in managers.values()}) <= 1:
+    cluster (each pod) with one manager, so every controller of the inventory has the same one. Given ``groups``,
+    also each cluster's (each pod's) controllers under systemd without a StateSaveLocation set in the inventory
+    (cluster_slurm_config, a pod's slurm_config): Slurm's backup would take over from a directory of its own."""
+    if len({str(manager) for manager in managers.values()}) > 1:
+        each = ", ".join(f"{host}: {manager}" for host, manager in managers.items())
+        return [
+            f"slurm_ctld_manager differs between the controllers ({each}): every controller of the inventory (every "
+            "pod of a federation) is run by one manager; set it once (group_vars/all)"
+        ]
+    if groups is None or not managers:
         return []
-    each = ", ".join(f"{host}: {manager}" for host, manager in managers.items())
-    return [
-        f"slurm_ctld_manager differs between the controllers ({each}): every controller of the inventory (every pod "
-        "of a federation) is run by one manager; set it once (group_vars/all)"
-    ]
+    manager = str(next(iter(managers.values())))
+    parsed = federation_of(federation)
+    clusters: dict[str, list[str]] = {}
+    for host in managers:
+        clusters.setdefault(pod_of(host, groups, parsed) if parsed else "", []).append(host)
+    errors: list[str] = []
+    for pod, controllers in clusters.items():
+        found = parsed.pod(pod) if parsed else None
+        config = found.settings({"slurm_config": slurm_config})["slurm_config"] if found else slurm_config
+        given = next((str(v) for k, v in (config or {}).items() if str(k).lower() == "statesavelocation" and v), None)
+        where = f"cluster_federation.pods.{pod}" if pod else "controllers"
+        errors += backup_controller_errors(where, controllers, manager, given)
+    return errors
 
 
 class FilterModule:

@@ -346,6 +346,20 @@ def plan(reports: Mapping[str, NodeReport], order: Sequence[str], chosen: str = 
     return Plan(newest, tuple(host for host in down if host != newest), False, (), stop)
 
 
+def standalone_dbd_errors(dbd: Sequence[str], galera: Sequence[str]) -> list[str]:
+    """Two or more slurmdbd hosts without a Galera cluster: each writes to the MariaDB on its own host
+    (StorageHost=localhost), so the backup slurmdbd would write to a second database the first never saw - job
+    records, associations and limits split between them. Refused before any host is touched."""
+    if len(dbd) < 2 or galera:
+        return []
+    return [
+        f"group 'dbd' has {len(dbd)} hosts ({', '.join(dbd)}) and there is no 'galera' group: each slurmdbd writes to "
+        f"the MariaDB on its own host, so {', '.join(dbd[1:])} would take over with a database of its own and the "
+        "accounting would split. Put the dbd hosts on a Galera cluster (a 'galera' group of 3 or more; "
+        "docs/production.md), or keep one host in 'dbd'"
+    ]
+
+
 def settings_errors(galera: Sequence[str], dbd: Sequence[str], settings: Mapping[str, Any]) -> list[str]:
     """The Galera group, the slurmdbd hosts on it and the state transfer settings, before any host is touched;
     each problem on its own, naming the group or variable and the fix. settings: sst_method, sst_password,

@@ -134,6 +134,25 @@ def pair_errors(controllers: Sequence[str]) -> list[str]:
 BALANCE = ("source", "leastconn", "roundrobin")
 
 
+def backup_controller_errors(
+    where: str, controllers: Sequence[str], manager: str, state_save_location: str | None
+) -> list[str]:
+    """A cluster's (a pod's) controllers under systemd: Slurm makes the second the first's backup, which takes over
+    from StateSaveLocation - a directory both must mount. Without one set in the inventory (``state_save_location``
+    None: the default, /var/spool/slurmctld on each controller's own disk) the backup would take over without the jobs
+    the first held: refused, before any host is touched. Under Pacemaker the pacemaker role checks the share itself."""
+    if len(controllers) < 2 or manager != "systemd" or state_save_location:
+        return []
+    first, backups = controllers[0], ", ".join(controllers[1:])
+    return [
+        f"{where}: the controllers {', '.join(controllers)} run slurmctld under systemd (slurm_ctld_manager), so "
+        f"Slurm makes {backups} the backup of {first}; a backup takes over from StateSaveLocation, here the default "
+        f"on each controller's own disk, and would take over without the jobs {first} held. Set StateSaveLocation "
+        "(cluster_slurm_config, or the pod's slurm_config) to a directory every controller mounts, or run the pair "
+        "under Pacemaker with fencing (slurm_ctld_manager: pacemaker; docs/production.md)"
+    ]
+
+
 def login_pool_errors(logins: Sequence[str], addresses: Mapping[str, str], settings: Mapping[str, Any]) -> list[str]:
     """The login pool: 2+ login nodes, a free VIP of their network that no other VIP uses, a VRRP router id
     and password keepalived accepts, a HAProxy balance algorithm that suits SSH. settings: {vip,

@@ -114,7 +114,8 @@ def test_a_limit_names_only_a_tres_the_cluster_tracks() -> None:
     assert refused == [
         "accounting_accounts.vision: grp_tres limits gres/gpu:a100, which this cluster does not track (sacctmgr "
         "refuses it, and a limit on an untracked TRES is never enforced); TRES tracked here: cpu, mem, energy, node, "
-        "billing, fs/disk, vmem, pages, gres/gpu; track another by adding it to cluster_accounting.tres"
+        "billing, fs/disk, vmem, pages, gres/gpu, gres/gpumem, gres/gpuutil; track another by adding it to "
+        "cluster_accounting.tres"
     ]
     assert (
         accounting_errors(typed, USERS, QOS, PARTITIONS, node_types=gpus, accounting={"tres": ["gres/gpu:a100"]}) == []
@@ -122,6 +123,10 @@ def test_a_limit_names_only_a_tres_the_cluster_tracks() -> None:
     # without GPU nodes, gres/gpu itself is not tracked
     assert accounting_errors(ACCOUNTS, USERS, QOS, PARTITIONS, node_types={"cpu": {}}, accounting={}) != []
     assert accounting_errors(ACCOUNTS, USERS, QOS, PARTITIONS, node_types=gpus, accounting={}) == []
+    # gres/gpumem: tracked with gres/gpu by 24.11 (the default release) itself, not by 22.05
+    memory = {**ACCOUNTS, "vision": {**ACCOUNTS["vision"], "grp_tres": {"gres/gpumem": 2}}}
+    assert accounting_errors(memory, USERS, QOS, PARTITIONS, node_types=gpus, accounting={}) == []
+    assert accounting_errors(memory, USERS, QOS, PARTITIONS, node_types=gpus, accounting={}, release="22.05") != []
     # without them, the names' form alone (as before)
     assert accounting_errors(typed, USERS, QOS, PARTITIONS) == []
 

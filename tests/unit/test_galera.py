@@ -388,3 +388,12 @@ def test_a_move_back_from_tls_on_a_running_cluster_is_refused() -> None:
     assert len(errors) == 1
     assert "galera_tls is false, and db1, db3 run Galera with TLS" in errors[0]
     assert "galera-recover.yml -e galera_tls=false" in errors[0]
+
+
+def test_two_slurmdbd_hosts_need_one_galera_database() -> None:
+    """Each slurmdbd writes to the MariaDB on its own host: a backup without Galera would write to a second one."""
+    (error,) = galera.standalone_dbd_errors(["db01", "db02"], [])
+    assert error.startswith("group 'dbd' has 2 hosts (db01, db02) and there is no 'galera' group"), error
+    assert "db02 would take over with a database of its own" in error
+    assert galera.standalone_dbd_errors(["db01", "db02"], GALERA3) == []
+    assert galera.standalone_dbd_errors(["db01"], []) == []

@@ -58,3 +58,25 @@ def test_controllers_run_by_different_managers_are_refused_by_name() -> None:
     assert slurm_ctld_manager_errors({}) == []
     (error,) = slurm_ctld_manager_errors({"p1-ctl1": "pacemaker", "p2-ctl1": "systemd"})
     assert error.startswith("slurm_ctld_manager differs between the controllers (p1-ctl1: pacemaker, p2-ctl1: systemd)")
+
+
+def test_a_systemd_pair_needs_a_state_save_location_both_controllers_mount() -> None:
+    """Slurm's backup controller takes over from StateSaveLocation: under systemd (no Pacemaker to check the share), a
+    pair without one set in the inventory would keep the state on each controller's own disk - refused, per cluster
+    (per pod in a federation)."""
+    groups = {"controllers": ["ctl1", "ctl2"], "pod1": ["ctl1", "ctl2", "gpu1"], "pod2": ["ctl3", "gpu2"]}
+    systemd = {"ctl1": "systemd", "ctl2": "systemd"}
+    (error,) = slurm_ctld_manager_errors(systemd, groups=groups, slurm_config={})
+    assert error.startswith("controllers: the controllers ctl1, ctl2 run slurmctld under systemd"), error
+    assert "Slurm makes ctl2 the backup of ctl1" in error and "slurm_ctld_manager: pacemaker" in error
+    shared = {"statesavelocation": "/shared/slurmctld"}
+    assert slurm_ctld_manager_errors(systemd, groups=groups, slurm_config=shared) == []
+    assert slurm_ctld_manager_errors({"ctl1": "pacemaker", "ctl2": "pacemaker"}, groups=groups) == []
+    assert slurm_ctld_manager_errors({"ctl1": "systemd"}, groups=groups) == []
+    # a federation: pod1's pair is refused unless its own slurm_config (or the shared one) names the directory
+    federation = {"name": "fed", "pods": {"pod1": {"group": "pod1"}, "pod2": {"group": "pod2"}}}
+    three = {**systemd, "ctl3": "systemd"}
+    (error,) = slurm_ctld_manager_errors(three, groups=groups, federation=federation)
+    assert error.startswith("cluster_federation.pods.pod1: the controllers ctl1, ctl2 run"), error
+    own = {"name": "fed", "pods": {"pod1": {"group": "pod1", "slurm_config": shared}, "pod2": {"group": "pod2"}}}
+    assert slurm_ctld_manager_errors(three, groups=groups, federation=own) == []
