@@ -12,6 +12,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring impo
     alertmanager_config,
     alertmanager_errors,
     prometheus_config_of,
+    settings_errors,
 )
 
 
@@ -72,6 +73,12 @@ def monitoring_alertmanager_errors(route: Any, receivers: Any) -> list[str]:
     return alertmanager_errors(route, receivers)
 
 
+def monitoring_settings_errors(durations: Mapping[str, Any], ports: Mapping[str, Any]) -> list[str]:
+    """What Prometheus and the exporters would not start with: ``durations`` and ``ports`` by variable name (a
+    duration Prometheus does not read, a port out of range, taken twice or a Slurm daemon's)."""
+    return settings_errors(durations, ports)
+
+
 def monitoring_alertmanager_config(
     route: Mapping[str, Any], receivers: Sequence[Mapping[str, Any]], inhibit_rules: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any]:
@@ -90,6 +97,7 @@ class FilterModule:
         return {
             "monitoring_prometheus_config": monitoring_prometheus_config,
             "monitoring_alertmanager_errors": monitoring_alertmanager_errors,
+            "monitoring_settings_errors": monitoring_settings_errors,
             "monitoring_alertmanager_config": monitoring_alertmanager_config,
             "monitoring_web_config": monitoring_web_config,
             "monitoring_password_hash": monitoring_password_hash,

@@ -24,7 +24,7 @@ from typing import Any
 
 import netaddr
 
-from .addresses import is_network
+from .addresses import host_bits_error, is_network
 from .cluster_types import Cluster
 from .monitoring import DEFAULT_PORTS
 from .slurmconf import SRUN_PORT_RANGE, merged_settings
@@ -330,6 +330,8 @@ def errors(admin_networks: object) -> list[str]:
                 f"firewall_admin_networks: {network!r} is not an address or a network; write it as a CIDR, "
                 "e.g. 10.0.0.0/24 or 2001:db8::/64"
             )
+        elif problem := host_bits_error(str(network)):
+            found.append(f"firewall_admin_networks: {problem}")
     return found
 
 
@@ -409,6 +411,8 @@ def extra_errors(extras: object, groups: Mapping[str, Sequence[str]]) -> list[st
         for source in sources:
             if str(source) not in SOURCES and not is_network(str(source)):
                 found.append(f"{where}: source {source!r} is neither a network (CIDR) nor one of {', '.join(SOURCES)}")
+            elif str(source) not in SOURCES and (host_bits := host_bits_error(str(source))):
+                found.append(f"{where}: source {host_bits}")
     return found
 
 

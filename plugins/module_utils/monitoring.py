@@ -12,6 +12,7 @@ Slurm series of one node join on it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -281,3 +282,34 @@ def alertmanager_config(
         "receivers": list(receivers),
         "inhibit_rules": list(inhibit_rules),
     }
+
+
+# A Prometheus duration: units from the largest down, each once (30s, 1h30m, 15d, 2w); what Prometheus takes.
+_DURATION = re.compile(r"^(?=\d)(\d+y)?(\d+w)?(\d+d)?(\d+h)?(\d+m)?(\d+s)?(\d+ms)?$")
+# Ports the Slurm daemons listen on (slurmctld, slurmd, slurmdbd, slurmrestd) and srun's range (SrunPortRange)
+_SLURM_PORTS = {6817: "slurmctld", 6818: "slurmd", 6819: "slurmdbd", 6820: "slurmrestd"}
+_SRUN_PORTS = range(60001, 63001)
+
+
+def settings_errors(durations: Mapping[str, Any], ports: Mapping[str, Any]) -> list[str]:
+    """What Prometheus, Alertmanager and the exporters would not start with, by variable: a duration Prometheus does
+    not read (it stops on its command line or prometheus.yml), a port outside 1-65535, two of the monitoring
+    services on one port (node_exporter runs on every host, beside the others), a port of a Slurm daemon or of
+    srun's range."""
+    errors: list[str] = []
+    for name, value in durations.items():
+        if not _DURATION.match(str(value)):
+            errors.append(f"{name}: {value!r} is not a Prometheus duration; write it like 30s, 5m, 1h30m, 15d or 2w")
+    seen: dict[int, str] = {}
+    for name, value in ports.items():
+        port = int(value) if isinstance(value, int) or str(value).isdigit() else -1
+        if isinstance(value, bool) or not 1 <= port <= 65535:
+            errors.append(f"{name}: {value!r} is not a TCP port (1-65535)")
+        elif port in seen:
+            errors.append(f"{name}: {port} is also {seen[port]}; give each monitoring service its own port")
+        elif port in _SLURM_PORTS or port in _SRUN_PORTS:
+            owner = _SLURM_PORTS.get(port, "srun's port range 60001-63000")
+            errors.append(f"{name}: {port} is {owner}'s; choose another port")
+        else:
+            seen[port] = name
+    return errors

@@ -102,6 +102,8 @@ def test_anyone_takes_no_source_match() -> None:
         ("10.0.0.0/24", "is not a list"),
         (["10.0.0.0/33"], "'10.0.0.0/33' is not an address or a network"),
         (["admins"], "'admins' is not an address or a network"),
+        # an admin's host written with its network's prefix would let the whole network in
+        (["10.0.0.5/24"], "'10.0.0.5/24' has host bits set and opens all of 10.0.0.0/24; write 10.0.0.0/24 for the "),
     ],
 )
 def test_admin_networks_are_cidrs(networks: object, message: str) -> None:
@@ -156,6 +158,7 @@ def test_the_sites_own_openings_go_to_their_group_with_their_networks() -> None:
         ({"ports": "900-800"}, "ports '900-800' is outside 1-65535 or a range that ends before it starts"),
         ({"ports": "ssh"}, "ports 'ssh' is not a port or a range"),
         ({"sources": ["servers"]}, "source 'servers' is neither a network (CIDR) nor one of cluster"),
+        ({"sources": ["192.0.2.7/24"]}, "source '192.0.2.7/24' has host bits set"),
         ({"sources": []}, "sources must be a list"),
         ({"name": "compute"}, "name 'compute' must be lower-case letters"),
         ({"port": "988"}, "unknown keys port"),

@@ -19,6 +19,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring impo
     alertmanager_config,
     alertmanager_errors,
     prometheus_config,
+    settings_errors,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import build_plan
 
@@ -341,3 +342,30 @@ def test_the_filter_reads_prometheus_targets_from_the_runs_plan() -> None:
     node = next(job for job in from_plan["scrape_configs"] if job["job_name"] == "node")
     h100 = {"targets": [f"gpu0{n}:9100" for n in range(1, 5)], "labels": {"node_type": "h100"}}
     assert h100 in node["static_configs"]
+
+
+def test_durations_and_ports_prometheus_and_the_exporters_would_not_start_with_are_named() -> None:
+    durations = {"monitoring_prometheus_retention": "30d", "monitoring_scrape_interval": "1m30s"}
+    ports = {"monitoring_node_exporter_port": 9100, "monitoring_prometheus_port": "9090"}
+    assert settings_errors(durations, ports) == []
+    assert settings_errors({"monitoring_prometheus_retention": "2 weeks", "monitoring_scrape_interval": "15"}, {}) == [
+        "monitoring_prometheus_retention: '2 weeks' is not a Prometheus duration; write it like 30s, 5m, 1h30m, 15d "
+        "or 2w",
+        "monitoring_scrape_interval: '15' is not a Prometheus duration; write it like 30s, 5m, 1h30m, 15d or 2w",
+    ]
+    wrong = {
+        "monitoring_node_exporter_port": 9100,
+        "monitoring_prometheus_port": 9100,
+        "monitoring_grafana_port": 70000,
+        "monitoring_alertmanager_port": 6818,
+        "monitoring_dcgm_exporter_port": 61000,
+        "monitoring_slurm_exporter_port": True,
+    }
+    assert settings_errors({}, wrong) == [
+        "monitoring_prometheus_port: 9100 is also monitoring_node_exporter_port; give each monitoring service its own "
+        "port",
+        "monitoring_grafana_port: 70000 is not a TCP port (1-65535)",
+        "monitoring_alertmanager_port: 6818 is slurmd's; choose another port",
+        "monitoring_dcgm_exporter_port: 61000 is srun's port range 60001-63000's; choose another port",
+        "monitoring_slurm_exporter_port: True is not a TCP port (1-65535)",
+    ]
