@@ -790,6 +790,22 @@ def check_mail(cluster: Cluster) -> list[str]:
     return errors
 
 
+# slurm.conf keys that name one directory or file on the daemons' hosts: an absolute path (a relative one is taken
+# from the daemon's working directory, /; the roles that create, share and back up StateSaveLocation cannot follow).
+PATH_KEYS = frozenset(
+    {
+        "statesavelocation",
+        "slurmdspooldir",
+        "slurmctldlogfile",
+        "slurmdlogfile",
+        "slurmschedlogfile",
+        "slurmctldpidfile",
+        "slurmdpidfile",
+        "tmpfs",
+    }
+)
+
+
 def check_slurm_config(cluster: Cluster) -> list[str]:
     errors = []
     release = str(cluster.release)
@@ -797,6 +813,11 @@ def check_slurm_config(cluster: Cluster) -> list[str]:
         owner = MODEL_OWNED_KEYS.get(key.lower())
         if owner:
             errors.append(f"cluster_slurm_config.{key}: written by the model; set {owner} instead")
+        elif key.lower() in PATH_KEYS and not re.fullmatch(r"/[^\s,]*", str(value)):
+            errors.append(
+                f"cluster_slurm_config.{key}: {value!r} is not an absolute path; the daemons would take it from "
+                "their working directory - write the full path, e.g. /var/spool/slurmctld"
+            )
         elif key.lower() != "include":
             unknown = key_error(f"cluster_slurm_config.{key}", key, "slurm.conf", release)
             errors += [unknown] if unknown else plugin_errors(f"cluster_slurm_config.{key}", key, value, release)

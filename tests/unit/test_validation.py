@@ -178,6 +178,11 @@ CASES: list[tuple[str, Mutation, str]] = [
         _set("qos.high.limits", {"MaxTRESPerUser": "gres/gpu:a100=8"}),
         "MaxTRESPerUser limits gres/gpu:a100, which this cluster does not track",
     ),
+    (
+        "relative state directory",
+        _set("slurm_config", {"StateSaveLocation": "state"}),
+        "cluster_slurm_config.StateSaveLocation: 'state' is not an absolute path",
+    ),
     # slurmctld stops at start on a weight of a TRES it does not track
     (
         "tres weight untracked",
