@@ -8,6 +8,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .addresses import host_bits_error, is_network
+
 # filer:/vol/home, 10.0.0.5:/export/home, [fd00::5]:/home
 SOURCE = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]):/[^\s#]*$")
 OPTIONS = re.compile(r"^[A-Za-z0-9_=.,:/+-]+$")
@@ -69,6 +71,27 @@ def nfs_errors(settings: Mapping[str, Any], storage_hosts: Sequence[str]) -> lis
         relative = [str(export.get("path")) for export in exports if not str(export.get("path", "")).startswith("/")]
         if relative:
             errors.append(f"nfs_exports: {', '.join(relative)} is not an absolute path")
+        errors += _clients_errors(str(settings.get("export_clients") or ""))
+    options = str(settings.get("mount_options") or "")
+    if options and not OPTIONS.match(options):
+        errors.append(
+            f"nfs_mount_options: {options!r} is not one fstab field (options separated by commas, no spaces or line "
+            "breaks), e.g. rw,hard,vers=4.1"
+        )
+    return errors
+
+
+def _clients_errors(clients: str) -> list[str]:
+    """/etc/exports' clients (nfs_export_clients): an address or a network among them must be one netaddr reads,
+    and a network without host bits (10.0.0.5/24 would let all of 10.0.0.0/24 mount /home)."""
+    errors = []
+    for client in clients.replace(",", " ").split():
+        if not re.match(r"^[\d.:/\[\]A-Fa-f]+$", client) or not re.search(r"[.:]", client):
+            continue  # a host name, a wildcard or a @netgroup
+        if not is_network(client):
+            errors.append(f"nfs_export_clients: {client!r} is not an address or a network (CIDR), e.g. 10.0.0.0/24")
+        elif problem := host_bits_error(client):
+            errors.append(f"nfs_export_clients: {problem}")
     return errors
 
 

@@ -86,3 +86,17 @@ def test_a_path_mounted_twice_is_refused() -> None:
 def test_relative_exports_are_refused() -> None:
     errors = nfs_errors(settings(exports=[{"path": "home", "options": "rw"}]), ["nfs01"])
     assert errors == ["nfs_exports: home is not an absolute path"]
+
+
+def test_export_clients_and_mount_options_are_checked() -> None:
+    """/etc/exports' clients: a network netaddr reads, without host bits; names, wildcards and netgroups pass.
+    The mount options: one fstab field."""
+    fine = "10.0.0.0/24 *.cluster.example @compute login01 fd00::/64"
+    assert nfs_errors(settings(export_clients=fine), ["nfs01"]) == []
+    assert nfs_errors(settings(export_clients="10.0.0.0/40"), ["nfs01"]) == [
+        "nfs_export_clients: '10.0.0.0/40' is not an address or a network (CIDR), e.g. 10.0.0.0/24"
+    ]
+    [error] = nfs_errors(settings(export_clients="10.0.0.5/24"), ["nfs01"])
+    assert error.startswith("nfs_export_clients: '10.0.0.5/24' has host bits set and opens all of 10.0.0.0/24"), error
+    [error] = nfs_errors(settings(mount_options="rw,hard\nnoauto"), ["nfs01"])
+    assert error.startswith("nfs_mount_options: 'rw,hard\\nnoauto' is not one fstab field"), error
