@@ -760,6 +760,15 @@ def check_health_check(cluster: Cluster) -> list[str]:
     bad = [name for name in health.services if not re.fullmatch(r"[A-Za-z0-9@._:-]+", name)]
     if bad:
         errors.append(f"{where}.services: {', '.join(map(repr, bad))} are not systemd unit names")
+    small = [
+        nt for nt in cluster.node_types if health.min_free_memory_mb and nt.real_memory_mb <= health.min_free_memory_mb
+    ]
+    if small:
+        names = ", ".join(f"{nt.name} ({nt.real_memory_mb} MiB)" for nt in small)
+        errors.append(
+            f"{where}.min_free_memory_mb: {health.min_free_memory_mb} MiB is not below the memory of node type "
+            f"{names}: the check would fail on every such node and drain it; give less than its real_memory_mb"
+        )
     return errors
 
 

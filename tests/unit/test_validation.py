@@ -179,6 +179,11 @@ CASES: list[tuple[str, Mutation, str]] = [
         "MaxTRESPerUser limits gres/gpu:a100, which this cluster does not track",
     ),
     (
+        "health free memory above a node's",
+        _set("health_check", {"min_free_memory_mb": 64000}),
+        "min_free_memory_mb: 64000 MiB is not below the memory of node type h100 (64000 MiB)",
+    ),
+    (
         "relative state directory",
         _set("slurm_config", {"StateSaveLocation": "state"}),
         "cluster_slurm_config.StateSaveLocation: 'state' is not an absolute path",
