@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -23,6 +24,27 @@ def gpu_fabric_host_errors(interfaces: Any, addresses: Any = None) -> list[str]:
     return interface_errors(interfaces) + address_errors(addresses, interfaces)
 
 
+def gpu_driver_version_errors(version: Any) -> list[str]:
+    """gpu_driver_version is a version glob of the driver packages ("550.*", "550.163.01-*"): a branch number alone
+    names no package version (the install would stop on every GPU node), and a package version holds no spaces or
+    shell characters."""
+    text = str(version or "")
+    if not text:
+        return []
+    if re.fullmatch(r"\d+", text):
+        return [
+            f"gpu_driver_version: {text!r} is a driver branch, not a package version - no package has version "
+            f"{text}; write {text}.* for the branch's newest, or the full version (e.g. {text}.163.01-*)"
+        ]
+    if not re.fullmatch(r"\d[A-Za-z0-9.+~:*-]*", text):
+        return [f"gpu_driver_version: {text!r} is not a package version or a glob of one, e.g. 550.* or 550.163.01-*"]
+    return []
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"gpu_fabric_errors": gpu_fabric_errors, "gpu_fabric_host_errors": gpu_fabric_host_errors}
+        return {
+            "gpu_driver_version_errors": gpu_driver_version_errors,
+            "gpu_fabric_errors": gpu_fabric_errors,
+            "gpu_fabric_host_errors": gpu_fabric_host_errors,
+        }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from ansible_collections.gpucluster.cluster.plugins.filter.gpu import gpu_driver_version_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.gpu_fabric import (
     address_errors,
     fabric_errors,
@@ -71,4 +72,18 @@ def test_hosts_that_share_a_problem_are_folded_into_one_message() -> None:
         "gpu[01-02,04]: gpu_fabric_interfaces[0] (ib0): an IPoIB interface in datagram mode carries at most MTU 4092 "
         "(65520 needs mode connected)",
         "gpu03: gpu_fabric_addresses.ib0: '10.20.0.3' is not an address with its prefix (10.20.1.23/16)",
+    ]
+
+
+def test_a_driver_branch_alone_is_no_package_version() -> None:
+    """apt finds no nvidia-driver of version "550": the install would stop on every GPU node, after the other roles."""
+    assert gpu_driver_version_errors("") == []
+    assert gpu_driver_version_errors("550.*") == []
+    assert gpu_driver_version_errors("550.163.01-2") == []
+    assert gpu_driver_version_errors(550) == [
+        "gpu_driver_version: '550' is a driver branch, not a package version - no package has version 550; write "
+        "550.* for the branch's newest, or the full version (e.g. 550.163.01-*)"
+    ]
+    assert gpu_driver_version_errors("latest") == [
+        "gpu_driver_version: 'latest' is not a package version or a glob of one, e.g. 550.* or 550.163.01-*"
     ]
