@@ -207,7 +207,9 @@ SMALL_RUN = (
     r"""
 set -u
 cp /work/slurm.conf /etc/slurm/slurm.conf
-for file in gres.conf topology.conf topology.yaml; do [ -s /work/$file ] && cp /work/$file /etc/slurm/$file; done
+for file in gres.conf topology.conf topology.yaml cgroup.conf; do
+  [ -s /work/$file ] && cp /work/$file /etc/slurm/$file
+done
 @PREPARE@
 if [ "$ACCOUNTING" = 1 ]; then
 @ACCOUNTING@
@@ -259,7 +261,7 @@ def small_slurmctld(
 ) -> tuple[bool, str]:
     """Start slurmctld of ``suite`` (hostname ctl) on ``slurm_conf``: (whether it answered, what it reported or
     said). ``hosts`` resolve to loopback addresses; ``accounting`` runs MariaDB and slurmdbd beside it; ``files``
-    (topology.conf or topology.yaml) go beside slurm.conf."""
+    (topology.conf, topology.yaml or cgroup.conf) go beside slurm.conf."""
     with tempfile.TemporaryDirectory(prefix="gpucluster-small-") as work:
         Path(work, "slurm.conf").write_text(slurm_conf)
         Path(work, "gres.conf").write_text(gres_conf)

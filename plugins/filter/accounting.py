@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -12,6 +13,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import
     KNOWN_RELEASES,
     Release,
 )
+from ansible_collections.gpucluster.cluster.plugins.module_utils.slurm_keys import purge_errors
 
 
 def qos_settings(qos: Mapping[str, Any]) -> dict[str, Any]:
@@ -86,6 +88,17 @@ def accounting_errors(
     return associations.association_errors(accounts or {}, users or {}, associations.qos_names(qos), names, tracked)
 
 
+def accounting_settings_errors(purge: Any, sizes: Mapping[str, Any], release: Any = None) -> list[str]:
+    """What slurmdbd or MariaDB would not start with: accounting_purge's keys and retentions (slurmdbd.conf of the
+    release; default: the model's default release), and MariaDB sizes (``sizes``: variable -> value) that are no
+    number with an optional K, M, G or T."""
+    errors = purge_errors(purge, str(release or DEFAULT_RELEASE))
+    for name, value in sizes.items():
+        if isinstance(value, bool) or not re.fullmatch(r"\d+[KMGTPE]?", str(value).strip(), re.IGNORECASE):
+            errors.append(f"{name}: {value!r} is not a size MariaDB reads; write a number with K, M, G or T (4G)")
+    return errors
+
+
 def accounting_dbd_errors(dbd: Sequence[str], galera: Sequence[str]) -> list[str]:
     """Two or more slurmdbd hosts (group dbd) without a Galera cluster (group galera): each would write to a
     database of its own."""
@@ -118,6 +131,7 @@ class FilterModule:
             "user_settings": user_settings,
             "accounting_errors": accounting_errors,
             "accounting_dbd_errors": accounting_dbd_errors,
+            "accounting_settings_errors": accounting_settings_errors,
             "accounting_accounts_in_order": accounting_accounts_in_order,
             "accounting_coordinators": accounting_coordinators,
             "accounting_users_with_operators": accounting_users_with_operators,

@@ -11,8 +11,13 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import backu
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
 from ansible_collections.gpucluster.cluster.plugins.module_utils.pam_adopt import access_lines, exempt_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plugstack import plugstack_errors, plugstack_lines
-from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import KNOWN_RELEASES, Release
+from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import (
+    DEFAULT_RELEASE,
+    KNOWN_RELEASES,
+    Release,
+)
 from ansible_collections.gpucluster.cluster.plugins.module_utils.reservations import guide_rows, reservation_errors
+from ansible_collections.gpucluster.cluster.plugins.module_utils.slurm_keys import cgroup_errors
 
 
 def slurm_plugstack_errors(plugins: Any) -> list[str]:
@@ -112,9 +117,16 @@ def slurm_ctld_manager_errors(
     return errors
 
 
+def slurm_cgroup_errors(config: Any, release: Any = None) -> list[str]:
+    """What slurmctld and slurmd would stop on in cgroup.conf (slurm_cgroup_config): a key the release (default: the
+    model's default release) does not know, a word where a number or yes/no belongs."""
+    return cgroup_errors(config, str(release or DEFAULT_RELEASE))
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
+            "slurm_cgroup_errors": slurm_cgroup_errors,
             "slurm_plugstack_errors": slurm_plugstack_errors,
             "slurm_plugstack_lines": slurm_plugstack_lines,
             "slurm_node_changes": slurm_node_changes,

@@ -1,0 +1,65 @@
+"""Settings that stopped a daemon or a backup after the hosts were changed, refused before any host is touched:
+backup timers (calendar, directory, how many to keep), slurmdbd's purge settings, MariaDB's sizes, cgroup.conf."""
+
+from __future__ import annotations
+
+import pytest
+from ansible_collections.gpucluster.cluster.plugins.filter.accounting import accounting_settings_errors
+from ansible_collections.gpucluster.cluster.plugins.filter.backups import backup_settings_errors
+from ansible_collections.gpucluster.cluster.plugins.module_utils.backups import calendar_error
+from ansible_collections.gpucluster.cluster.plugins.module_utils.slurm_keys import cgroup_errors, purge_errors
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["daily", "hourly", "*-*-* 02:30:00", "Mon..Fri 03:00", "Mon,Wed *-*-* 04:00 UTC", "*:0/15", "Sat *-*-1..7 18:00"],
+)
+def test_systemd_calendar_expressions_pass(spec: str) -> None:
+    assert calendar_error(spec) == ""
+
+
+@pytest.mark.parametrize("spec", ["every day", "hourly!", "", "at 3am"])
+def test_what_systemd_cannot_read_is_refused(spec: str) -> None:
+    assert "is not a systemd calendar expression" in calendar_error(spec)
+
+
+def test_a_backup_timer_keeps_at_least_one_backup_in_an_absolute_directory() -> None:
+    assert backup_settings_errors("accounting_backup", "daily", "/var/backups/x", 7) == []
+    assert backup_settings_errors("slurm_state_backup", "hourly", "backups", 0) == [
+        "slurm_state_backup_dir: 'backups' is not an absolute path",
+        "slurm_state_backup_keep: 0 is not a number of backups to keep of 1 or more; 0 would delete each one as soon "
+        "as it is made",
+    ]
+    assert backup_settings_errors("accounting_backup", "daily", "/x", True) != []
+
+
+def test_purge_keys_and_retentions_slurmdbd_reads() -> None:
+    fine = {"PurgeJobAfter": "12month", "PurgeStepAfter": "30days", "PurgeEventAfter": 6, "PurgeTXNAfter": ""}
+    assert purge_errors(fine, "24.11") == []
+    assert purge_errors({"PurgeJobAfter": "12 months"}, "24.11") == [
+        "accounting_purge.PurgeJobAfter: '12 months' is not a retention slurmdbd reads; give months (12, or "
+        "12month), or hours or days with the unit right after the number (720hours, 30days)"
+    ]
+    (error,) = purge_errors({"PurgeJobsAfter": "12"}, "24.11")
+    assert "PurgeJobsAfter is not a slurmdbd.conf key of Slurm 24.11 (slurmdbd stops" in error, error
+    assert "did you mean PurgeJobAfter?" in error
+
+
+def test_mariadb_sizes() -> None:
+    sizes = {"accounting_innodb_buffer_pool_size": "4G", "accounting_max_allowed_packet": "16M"}
+    assert accounting_settings_errors({}, sizes) == []
+    assert accounting_settings_errors({}, {"accounting_innodb_buffer_pool_size": "4 GB"}) == [
+        "accounting_innodb_buffer_pool_size: '4 GB' is not a size MariaDB reads; write a number with K, M, G or T (4G)"
+    ]
+
+
+def test_cgroup_conf_keys_and_values_slurm_reads() -> None:
+    fine = {"ConstrainCores": True, "constrainramspace": "yes", "AllowedRAMSpace": 98, "MaxRAMPercent": "99.5"}
+    assert cgroup_errors(fine, "24.11") == []
+    assert cgroup_errors({"AllowedRAMSpace": "lots", "ConstrainDevices": "maybe"}, "24.11") == [
+        "slurm_cgroup_config.AllowedRAMSpace: 'lots' is not a number (slurmd stops on it)",
+        "slurm_cgroup_config.ConstrainDevices: 'maybe' is not yes or no (true or false)",
+    ]
+    (error,) = cgroup_errors({"ConstrainDevicez": True}, "24.11")
+    assert "did you mean ConstrainDevices?" in error and "see cgroup.conf(5)" in error
+    assert cgroup_errors(["ConstrainCores"], "24.11") != []
