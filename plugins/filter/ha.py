@@ -16,6 +16,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import (
     fencing_errors,
     login_pool_errors,
     pair_errors,
+    pair_settings_errors,
     slurm_vip_errors,
     stonith_changes,
     stonith_create_options,
@@ -114,11 +115,18 @@ def pacemaker_fence_packages(devices: Mapping[str, Any], per_agent: Any) -> list
     return fence_packages(devices if isinstance(devices, Mapping) else {}, boolean(per_agent, strict=False))
 
 
+def pacemaker_settings_errors(settings: Mapping[str, Any]) -> list[str]:
+    """The controller pair's timing (token_ms, monitor_interval, wait_timeout): a Corosync token a busy host can live
+    with, a positive monitor interval, a wait of 1 s or more."""
+    return pair_settings_errors(settings)
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
             "pacemaker_errors": pacemaker_errors,
             "pacemaker_pairs_errors": pacemaker_pairs_errors,
+            "pacemaker_settings_errors": pacemaker_settings_errors,
             "login_pool_errors": login_pool_errors,
             "pacemaker_stonith_options": pacemaker_stonith_options,
             "pacemaker_stonith_update": pacemaker_stonith_update,

@@ -392,6 +392,51 @@ def settings_errors(galera: Sequence[str], dbd: Sequence[str], settings: Mapping
             f"galera_bootstrap_from is {chosen}: every other Galera node would take that node's state and lose writes "
             f"newer than its own. Confirm by typing the host again: -e galera_bootstrap_confirm={chosen}"
         )
+    return errors + _server_errors(settings)
+
+
+_SIZE = re.compile(r"^(\d+)([KMGTPE]?)$", re.IGNORECASE)
+_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "p": 2**50, "e": 2**60}
+
+
+def size_bytes(value: object) -> int | None:
+    """A MariaDB size (4G, 256M, 1073741824) in bytes; None when MariaDB would not read it."""
+    found = _SIZE.match(str(value).strip()) if not isinstance(value, bool) else None
+    return int(found.group(1)) * _UNITS[found.group(2).lower()] if found else None
+
+
+def _server_errors(settings: Mapping[str, Any]) -> list[str]:
+    """The Galera nodes' MariaDB settings, where given: sizes MariaDB reads (``sizes``: variable -> value), a
+    buffer pool and a write-set size the slurmdbd preflight will accept (it runs after the nodes are set up),
+    applier threads and a wait for Synced of at least 1."""
+    errors = []
+    sizes: Mapping[str, Any] = settings.get("sizes") or {}
+    for name, value in sizes.items():
+        if size_bytes(value) is None:
+            errors.append(f"{name}: {value!r} is not a size MariaDB reads; write a number with K, M, G or T (4G)")
+    pool = size_bytes(sizes.get("galera_innodb_buffer_pool_size", "")) if sizes else None
+    floor = settings.get("min_buffer_pool_mb")
+    if pool is not None and str(floor or "").isdigit() and pool < int(str(floor)) * 2**20:
+        errors.append(
+            f"galera_innodb_buffer_pool_size: {sizes['galera_innodb_buffer_pool_size']} is below what the slurmdbd "
+            f"preflight accepts (galera_preflight_min_buffer_pool_mb: {floor} MiB), which would stop the run after "
+            "the Galera nodes were set up; raise it (or, in a lab only, lower the preflight's floor)"
+        )
+    ws_size, ws_floor = settings.get("max_ws_size"), settings.get("min_ws_size_gb")
+    if (
+        str(ws_size or "").isdigit()
+        and str(ws_floor or "").isdigit()
+        and int(str(ws_size)) < int(str(ws_floor)) * 2**30
+    ):
+        errors.append(
+            f"galera_max_ws_size: {ws_size} bytes is below what the slurmdbd preflight accepts "
+            f"(galera_preflight_min_ws_size_gb: {ws_floor}): slurmdbd's large transactions (purges, archives) would "
+            "fail; raise it (2147483647 is Galera's most)"
+        )
+    for name in ("galera_slave_threads", "galera_sync_timeout"):
+        value = settings.get(name.removeprefix("galera_"))
+        if value is not None and (isinstance(value, bool) or not str(value).isdigit() or int(str(value)) < 1):
+            errors.append(f"{name}: {value!r} is not a whole number of 1 or more")
     return errors
 
 

@@ -193,6 +193,47 @@ def login_pool_errors(logins: Sequence[str], addresses: Mapping[str, str], setti
     port = settings.get("ssh_port")
     if not _in_range(port, 1, 65535):
         errors.append(f"login_pool_ssh_port {port!r} is not a TCP port")
+    if "advert_interval" in settings and not _in_range(settings["advert_interval"], 1, 255):
+        errors.append(
+            f"login_pool_advert_interval {settings['advert_interval']!r} is not a VRRP advertisement interval; "
+            "keepalived takes 1-255 seconds"
+        )
+    metrics = settings.get("metrics_port")
+    if "metrics_port" in settings and not _in_range(metrics, 1, 65535):
+        errors.append(f"login_pool_metrics_port {metrics!r} is not a TCP port")
+    elif "metrics_port" in settings and str(metrics) == str(port):
+        errors.append(
+            f"login_pool_metrics_port {metrics} is login_pool_ssh_port too; HAProxy cannot listen for both there"
+        )
+    return errors
+
+
+# The shortest Corosync token this project lets a pair run with: below it a busy host's scheduling delays read as a
+# lost peer, and each false loss fences a healthy controller.
+MIN_TOKEN_MS = 500
+_DURATION = re.compile(r"^(\d+)(ms|s|sec|m|min|h)?$")
+
+
+def pair_settings_errors(settings: Mapping[str, Any]) -> list[str]:
+    """The controller pair's timing: a Corosync token Corosync and a busy host can live with, a monitor interval
+    (a positive duration: 0 would turn the monitoring of slurmctld and the VIP off) and a wait of 1 s or more.
+    settings: {token_ms, monitor_interval, wait_timeout}."""
+    errors = []
+    token = settings.get("token_ms")
+    if not _in_range(token, MIN_TOKEN_MS, 600000):
+        errors.append(
+            f"pacemaker_token_ms {token!r} is not a Corosync token of {MIN_TOKEN_MS}-600000 ms: a shorter one reads a "
+            "busy controller as lost and fences it (3000 is Corosync's default; 1000 suits a pair on one switch)"
+        )
+    interval = str(settings.get("monitor_interval", "10s")).strip()
+    found = _DURATION.match(interval)
+    if not found or int(found.group(1)) == 0:
+        errors.append(
+            f"pacemaker_monitor_interval {interval!r} is not a positive interval (10s, 30s, 1min); 0 turns the "
+            "monitoring of slurmctld and the VIP off"
+        )
+    if "wait_timeout" in settings and not _in_range(settings["wait_timeout"], 1, 86400):
+        errors.append(f"pacemaker_wait_timeout {settings['wait_timeout']!r} is not a number of seconds (1 or more)")
     return errors
 
 

@@ -397,3 +397,32 @@ def test_two_slurmdbd_hosts_need_one_galera_database() -> None:
     assert "db02 would take over with a database of its own" in error
     assert galera.standalone_dbd_errors(["db01", "db02"], GALERA3) == []
     assert galera.standalone_dbd_errors(["db01"], []) == []
+
+
+def test_the_nodes_mariadb_settings_are_checked_before_any_host() -> None:
+    """Sizes MariaDB reads, a buffer pool and write-set size the slurmdbd preflight will accept (it runs after the
+    Galera nodes are set up), at least one applier thread and a wait for Synced."""
+    server = {
+        "sizes": {"galera_gcache_size": "1G", "galera_innodb_buffer_pool_size": "4G"},
+        "min_buffer_pool_mb": 4096,
+        "max_ws_size": 2147483647,
+        "min_ws_size_gb": 1,
+        "slave_threads": 4,
+        "sync_timeout": 600,
+    }
+    assert settings_errors(GALERA3, [], {**SETTINGS, **server}) == []
+    wrong = {
+        **server,
+        "sizes": {"galera_gcache_size": "1 GB", "galera_innodb_buffer_pool_size": "256M"},
+        "max_ws_size": 1024,
+        "slave_threads": 0,
+    }
+    assert settings_errors(GALERA3, [], {**SETTINGS, **wrong}) == [
+        "galera_gcache_size: '1 GB' is not a size MariaDB reads; write a number with K, M, G or T (4G)",
+        "galera_innodb_buffer_pool_size: 256M is below what the slurmdbd preflight accepts "
+        "(galera_preflight_min_buffer_pool_mb: 4096 MiB), which would stop the run after the Galera nodes were set "
+        "up; raise it (or, in a lab only, lower the preflight's floor)",
+        "galera_max_ws_size: 1024 bytes is below what the slurmdbd preflight accepts (galera_preflight_min_ws_size_gb: "
+        "1): slurmdbd's large transactions (purges, archives) would fail; raise it (2147483647 is Galera's most)",
+        "galera_slave_threads: 0 is not a whole number of 1 or more",
+    ]

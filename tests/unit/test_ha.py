@@ -7,6 +7,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import (
     fence_packages,
     fencing_errors,
     pair_errors,
+    pair_settings_errors,
     vip_errors,
 )
 
@@ -204,3 +205,20 @@ def test_fence_virsh_needs_its_host_and_login() -> None:
     assert fencing_errors(["ctl01"], {"ctl01": device}, lab_without_fencing=False) == []
     (error,) = fencing_errors(["ctl01"], {"ctl01": {**device, "password": ""}}, lab_without_fencing=False)
     assert error == "ctl01: fence_virsh device lacks password"
+
+
+def test_the_login_pools_keepalived_and_haproxy_settings() -> None:
+    fine = {**POOL, "advert_interval": 1, "metrics_port": 8405}
+    assert login_pool_errors(list(LOGINS), LOGINS, fine) == []
+    assert login_pool_errors(list(LOGINS), LOGINS, {**fine, "advert_interval": 0, "metrics_port": 22}) == [
+        "login_pool_advert_interval 0 is not a VRRP advertisement interval; keepalived takes 1-255 seconds",
+        "login_pool_metrics_port 22 is login_pool_ssh_port too; HAProxy cannot listen for both there",
+    ]
+
+
+def test_the_pairs_timing_leaves_no_fencing_storm_and_no_blind_monitor() -> None:
+    assert pair_settings_errors({"token_ms": 3000, "monitor_interval": "10s", "wait_timeout": 180}) == []
+    assert pair_settings_errors({"token_ms": "1000", "monitor_interval": "1min"}) == []
+    (token, monitor) = pair_settings_errors({"token_ms": 50, "monitor_interval": "0"})
+    assert token.startswith("pacemaker_token_ms 50 is not a Corosync token of 500-600000 ms"), token
+    assert monitor.startswith("pacemaker_monitor_interval '0' is not a positive interval"), monitor
