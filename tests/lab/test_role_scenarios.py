@@ -67,7 +67,7 @@ def test_the_scenarios_of_the_test_command_exist_and_cover_slurm_22_05s_daemons(
     assert {role for role, _ in IN_TEST_COMMAND} <= set(ROLES)
     assert {"slurm", "accounting"} <= {role for role, suite in IN_TEST_COMMAND if suite == "bookworm"}
     playbooks = "".join(
-        (ROOT / "playbooks" / f"{name}.yml").read_text() for name in ("pilot", "scale", "remove-node", "upgrade-slurm")
+        (ROOT / "playbooks" / f"{name}.yml").read_text() for name in ("deploy", "scale", "remove-node", "upgrade-slurm")
     )
     named = {role for role in ROLES if f"role: {role}\n" in playbooks or f"name: {role}\n" in playbooks}
     inventory = "".join(path.read_text() for path in (ROOT / "molecule" / "pilot").rglob("*.yml"))
