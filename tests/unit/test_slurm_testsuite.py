@@ -124,6 +124,9 @@ def test_only_failures_missing_from_the_table_are_unexplained() -> None:
     assert "test_116_1::test_bad (failed): the suite assumes a CR_CPU cluster" in report
     assert "test_116_1::test_broken (error): NOT IN THE TABLE: failed on setup" in report
     assert summary.stale({"test_116_1::test_ok": "x", "test_116_1::test_bad": "y"}) == ["test_116_1::test_ok"]
+    # the floor counts the passes of tests the table does not list (a listed one may pass or not)
+    assert summary.passed_outside(known) == 1
+    assert summary.passed_outside({"test_116_1::test_ok": "the machine's load"}) == 0
 
 
 def test_a_deselected_test_is_left_out_of_its_own_module_only() -> None:
