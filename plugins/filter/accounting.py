@@ -27,7 +27,12 @@ def qos_settings(qos: Mapping[str, Any]) -> dict[str, Any]:
         settings["MaxWall"] = qos["max_wall"]
     if qos.get("flags"):
         settings["Flags"] = list(qos["flags"])
-    settings.update(qos.get("limits") or {})
+    settings.update(
+        {
+            key: associations.tres_text(value) if isinstance(value, Mapping) else value
+            for key, value in (qos.get("limits") or {}).items()
+        }
+    )
     return settings
 
 

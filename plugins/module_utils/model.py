@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from .associations import tres_text
 from .cluster_types import (
     Block,
     Cluster,
@@ -624,7 +625,8 @@ def _read_qos(reader: _Reader, raw: Any) -> tuple[Qos, ...]:
                 preempt_mode=reader.string(body, "preempt_mode", where),
                 max_wall=reader.time(body, "max_wall", where),
                 flags=reader.strings(body, "flags", where),
-                limits=tuple((str(k), str(v)) for k, v in limits.items()),
+                # a TRES limit may be a mapping, as the accounts' are ({gres/gpu: 8}): sacctmgr's text of it
+                limits=tuple((str(k), tres_text(v) if isinstance(v, Mapping) else str(v)) for k, v in limits.items()),
             )
         )
     return tuple(result)

@@ -182,6 +182,9 @@ def test_inventory_filters() -> None:
     assert [item["key"] for item in qos_in_order(qos)] == ["low", "high", "normal"]
     assert qos_settings(qos["high"]) == {"Priority": 1000, "Preempt": ["low"], "GrpTRES": "gres/gpu=8"}
     assert qos_settings(qos["low"]) == {"Priority": 0, "MaxWall": "1:00:00", "Flags": ["DenyOnLimit"]}
+    # a TRES limit given as a mapping (as the accounts' are) reaches sacctmgr as its text
+    mapped = {"limits": {"MaxTRESPerUser": {"gres/gpu": 8, "cpu": 64}, "MaxJobsPerUser": 4}}
+    assert qos_settings(mapped) == {"Priority": 0, "MaxTRESPerUser": "cpu=64,gres/gpu=8", "MaxJobsPerUser": 4}
     assert account_settings({"description": "x", "parent": "root", "qos": []}) == {"Description": "x", "Parent": "root"}
     assert user_settings({"account": "ml", "qos": ["normal"]}) == {"DefaultAccount": "ml", "QOS": ["normal"]}
 

@@ -573,6 +573,14 @@ def test_a_tracked_tres_may_be_limited_and_weighed() -> None:
     spec["qos"]["high"]["limits"] = {"MaxTRESPU": "gres/gpu:h100=8,cpu=64", "maxjobsperuser": 4, "GrpWall": "2-00:00"}
     spec["scheduling"]["priority"] = {"tres_weights": {"CPU": "1.0", "GRES/gpu:h100": "2.0", "Mem": "0.25G"}}
     assert inventory_errors(spec, valid_groups()) == []
+    # a TRES limit given as a mapping, as the accounts' are
+    spec["qos"]["high"]["limits"] = {"MaxTRESPerUser": {"gres/gpu:h100": 8, "cpu": 64}}
+    assert inventory_errors(spec, valid_groups()) == []
+    spec["qos"]["high"]["limits"] = {"MaxTRESPerUser": {"gres/gpu:a100": 8}}
+    assert any(
+        "limits gres/gpu:a100, which this cluster does not track" in e for e in inventory_errors(spec, valid_groups())
+    )
+    spec["qos"]["high"]["limits"] = {}
     sections = render.cluster_config(build_cluster(spec, valid_groups()))["slurm_conf"]
     assert "AccountingStorageTRES=gres/gpu,gres/gpu:h100" in [line for lines in sections.values() for line in lines]
 
