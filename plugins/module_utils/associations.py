@@ -46,56 +46,43 @@ BUILTIN_TRES = ("cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "p
 ACCOUNT_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 
 
-# sacctmgr's QOS limits (its `set` options, any case; the short forms it documents too) that
-# cluster_qos.<name>.limits gives verbatim, by the kind of value each takes.
-_QOS_LIMIT_NAMES = {
-    "tres": (
-        "GrpTRES GrpTRESMins GrpTRESRunMins MaxTRESMinsPerJob MaxTRESMins MaxTRESMinsPJ MaxTRESPerAccount MaxTRESPA "
-        "MaxTRESPerJob MaxTRES MaxTRESPJ MaxTRESPerNode MaxTRESPN MaxTRESPerUser MaxTRESPU MaxTRESRunMinsPerAccount "
-        "MaxTRESRunMinsPA MaxTRESRunMinsPerUser MaxTRESRunMinsPU MinTRESPerJob MinTRES"
-    ),
-    "count": (
-        "GraceTime GrpJobs GrpJobsAccrue GrpSubmitJobs GrpSubmit MaxJobsAccruePerAccount MaxJobsAccruePA "
-        "MaxJobsAccruePerUser MaxJobsAccruePU MaxJobsPerAccount MaxJobsPA MaxJobsPerUser MaxJobsPU "
-        "MaxSubmitJobsPerAccount MaxSubmitJobsPA MaxSubmitPA MaxSubmitJobsPerUser MaxSubmitJobsPU MaxSubmitPU "
-        "MinPrioThreshold"
-    ),
-    "time": "GrpWall PreemptExemptTime",
-    "number": "LimitFactor UsageFactor UsageThreshold",
-    "text": "Description",
+# sacctmgr's QOS limits (its `set` options, any case) that cluster_qos.<name>.limits gives: each name as sacctmgr's
+# manual writes it (the refusal of an unknown one lists these), the kind of value it takes and the short forms
+# sacctmgr takes as well.
+QOS_LIMIT_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "GraceTime": ("count", ()),
+    "GrpJobs": ("count", ()),
+    "GrpJobsAccrue": ("count", ()),
+    "GrpSubmitJobs": ("count", ("GrpSubmit",)),
+    "GrpTRES": ("tres", ()),
+    "GrpTRESMins": ("tres", ()),
+    "GrpTRESRunMins": ("tres", ()),
+    "GrpWall": ("time", ()),
+    "LimitFactor": ("number", ()),
+    "MaxJobsAccruePerAccount": ("count", ("MaxJobsAccruePA",)),
+    "MaxJobsAccruePerUser": ("count", ("MaxJobsAccruePU",)),
+    "MaxJobsPerAccount": ("count", ("MaxJobsPA",)),
+    "MaxJobsPerUser": ("count", ("MaxJobsPU",)),
+    "MaxSubmitJobsPerAccount": ("count", ("MaxSubmitJobsPA", "MaxSubmitPA")),
+    "MaxSubmitJobsPerUser": ("count", ("MaxSubmitJobsPU", "MaxSubmitPU")),
+    "MaxTRESMinsPerJob": ("tres", ("MaxTRESMins", "MaxTRESMinsPJ")),
+    "MaxTRESPerAccount": ("tres", ("MaxTRESPA",)),
+    "MaxTRESPerJob": ("tres", ("MaxTRES", "MaxTRESPJ")),
+    "MaxTRESPerNode": ("tres", ("MaxTRESPN",)),
+    "MaxTRESPerUser": ("tres", ("MaxTRESPU",)),
+    "MaxTRESRunMinsPerAccount": ("tres", ("MaxTRESRunMinsPA",)),
+    "MaxTRESRunMinsPerUser": ("tres", ("MaxTRESRunMinsPU",)),
+    "MinPrioThreshold": ("count", ()),
+    "MinTRESPerJob": ("tres", ("MinTRES",)),
+    "PreemptExemptTime": ("time", ()),
+    "UsageFactor": ("number", ()),
+    "UsageThreshold": ("number", ()),
+    "Description": ("text", ()),
 }
-QOS_LIMITS = {name.lower(): kind for kind, names in _QOS_LIMIT_NAMES.items() for name in names.split()}
-# their names in full, as sacctmgr's manual gives them (the refusal of an unknown one lists these)
-QOS_LIMIT_CANONICAL = (
-    "GraceTime",
-    "GrpJobs",
-    "GrpJobsAccrue",
-    "GrpSubmitJobs",
-    "GrpTRES",
-    "GrpTRESMins",
-    "GrpTRESRunMins",
-    "GrpWall",
-    "LimitFactor",
-    "MaxJobsAccruePerAccount",
-    "MaxJobsAccruePerUser",
-    "MaxJobsPerAccount",
-    "MaxJobsPerUser",
-    "MaxSubmitJobsPerAccount",
-    "MaxSubmitJobsPerUser",
-    "MaxTRESMinsPerJob",
-    "MaxTRESPerAccount",
-    "MaxTRESPerJob",
-    "MaxTRESPerNode",
-    "MaxTRESPerUser",
-    "MaxTRESRunMinsPerAccount",
-    "MaxTRESRunMinsPerUser",
-    "MinPrioThreshold",
-    "MinTRESPerJob",
-    "PreemptExemptTime",
-    "UsageFactor",
-    "UsageThreshold",
-    "Description",
-)
+# every name sacctmgr takes, any case -> the kind of value
+QOS_LIMITS = {
+    name.lower(): kind for canonical, (kind, short) in QOS_LIMIT_OPTIONS.items() for name in (canonical, *short)
+}
 # sacctmgr QOS settings that cluster_qos.<name> has keys of its own for
 QOS_OWN_KEYS = {
     "priority": "priority",
@@ -120,11 +107,11 @@ def qos_limit_errors(where: str, limits: Iterable[tuple[str, Any]], tracked: Seq
         if own:
             errors.append(f"{where}: give {key} as {where.removesuffix('.limits')}.{own}, not among the limits")
         elif kind is None:
-            names = [name for names in _QOS_LIMIT_NAMES.values() for name in names.split()]
+            names = [name for canonical, (_, short) in QOS_LIMIT_OPTIONS.items() for name in (canonical, *short)]
             close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.75)
             errors.append(
                 f"{where}: {key} is not a QOS limit of sacctmgr"
-                + (f" - did you mean {close[0]}?" if close else f"; use one of {', '.join(QOS_LIMIT_CANONICAL)}")
+                + (f" - did you mean {close[0]}?" if close else f"; use one of {', '.join(QOS_LIMIT_OPTIONS)}")
             )
         elif kind == "tres":
             errors += tres_errors(where, str(key), text, tracked)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 
 from .slurm_release_data import RELEASE_DATA
@@ -98,26 +98,36 @@ CGROUP_BOOLEANS = frozenset(
 )
 
 
+def _file_errors(
+    variable: str, kind: str, settings: object, release: str, value_error: Callable[[str, object], str]
+) -> list[str]:
+    """The keys of a mapping written into a ``kind`` file of Slurm (a key of LABELS), each checked against what
+    ``release`` knows, then its value by ``value_error`` (key, value -> why the daemon would not read it, or '')."""
+    if not isinstance(settings, Mapping):
+        return [f"{variable}: {settings!r} is not a mapping of {kind} keys to values"]
+    errors = []
+    for key, value in settings.items():
+        where = f"{variable}.{key}"
+        unknown = key_error(where, str(key), kind, release)
+        problem = "" if unknown else value_error(str(key), value)
+        errors += [unknown] if unknown else [f"{where}: {problem}"] if problem else []
+    return errors
+
+
 def cgroup_errors(config: object, release: str) -> list[str]:
     """What slurmctld and every slurmd would stop on in cgroup.conf (slurm_cgroup_config, seen with the real
     slurmctld: "Could not open/read/parse cgroup.conf"): a key ``release`` does not know, a word where it reads a
     number or yes/no."""
-    if not isinstance(config, Mapping):
-        return [f"slurm_cgroup_config: {config!r} is not a mapping of cgroup.conf keys to values"]
-    errors = []
-    for key, value in config.items():
-        where = f"slurm_cgroup_config.{key}"
-        unknown = key_error(where, str(key), "cgroup.conf", release)
-        text = str(value).strip().lower()
-        if unknown:
-            errors.append(unknown)
-        elif str(key).lower() in CGROUP_NUMBERS and (isinstance(value, bool) or not _number(text)):
-            errors.append(f"{where}: {value!r} is not a number (slurmd stops on it)")
-        elif str(key).lower() in CGROUP_BOOLEANS and not (
-            isinstance(value, bool) or text in ("yes", "no", "true", "false")
-        ):
-            errors.append(f"{where}: {value!r} is not yes or no (true or false)")
-    return errors
+    return _file_errors("slurm_cgroup_config", "cgroup.conf", config, release, _cgroup_value_error)
+
+
+def _cgroup_value_error(key: str, value: object) -> str:
+    text = str(value).strip().lower()
+    if key.lower() in CGROUP_NUMBERS and (isinstance(value, bool) or not _number(text)):
+        return f"{value!r} is not a number (slurmd stops on it)"
+    if key.lower() in CGROUP_BOOLEANS and not (isinstance(value, bool) or text in ("yes", "no", "true", "false")):
+        return f"{value!r} is not yes or no (true or false)"
+    return ""
 
 
 def _number(text: str) -> bool:
@@ -154,17 +164,13 @@ _PURGE = re.compile(r"^\d+(hours?|days?|months?)?$", re.IGNORECASE)
 def purge_errors(purge: object, release: str) -> list[str]:
     """What slurmdbd would stop on in accounting_purge's lines of slurmdbd.conf: a key ``release`` does not know, a
     Purge*After value that is no number of months (or hours or days: 12month, 30days)."""
-    if not isinstance(purge, Mapping):
-        return [f"accounting_purge: {purge!r} is not a mapping of slurmdbd.conf keys to values"]
-    errors = []
-    for key, value in purge.items():
-        where = f"accounting_purge.{key}"
-        unknown = key_error(where, str(key), "slurmdbd.conf", release)
-        if unknown:
-            errors.append(unknown)
-        elif value not in (None, "") and str(key).lower().startswith("purge") and not _PURGE.match(str(value)):
-            errors.append(
-                f"{where}: {value!r} is not a retention slurmdbd reads; give months (12, or 12month), or hours or "
-                "days with the unit right after the number (720hours, 30days)"
-            )
-    return errors
+    return _file_errors("accounting_purge", "slurmdbd.conf", purge, release, _purge_value_error)
+
+
+def _purge_value_error(key: str, value: object) -> str:
+    if value in (None, "") or not key.lower().startswith("purge") or _PURGE.match(str(value)):
+        return ""
+    return (
+        f"{value!r} is not a retention slurmdbd reads; give months (12, or 12month), or hours or days with the unit "
+        "right after the number (720hours, 30days)"
+    )
