@@ -5,14 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-
-def _whole(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    text = str(value).strip()
-    return int(text) if text.isdigit() else None
+from ansible_collections.gpucluster.cluster.plugins.module_utils.values import whole_in_range
 
 
 def common_settings_errors(uids: Mapping[str, Any], tls_days: Any, tls_renew_days: Any) -> list[str]:
@@ -23,22 +16,27 @@ def common_settings_errors(uids: Mapping[str, Any], tls_days: Any, tls_renew_day
     errors: list[str] = []
     seen: dict[int, str] = {}
     for name, value in uids.items():
-        uid = _whole(value)
-        if uid is None or not 0 < uid < 4294967295:
+        text = _text(value)
+        if not whole_in_range(text, 1, 4294967294):
             errors.append(f"{name}: {value!r} is not a uid; give a whole number above 0 (Debian's slurm is 64030)")
-        elif uid in seen:
-            errors.append(f"{name}: {uid} is {seen[uid]} too; each service user needs its own uid and gid")
+        elif int(text) in seen:
+            errors.append(f"{name}: {text} is {seen[int(text)]} too; each service user needs its own uid and gid")
         else:
-            seen[uid] = name
-    days, renew = _whole(tls_days), _whole(tls_renew_days)
-    if days is None or days < 1:
+            seen[int(text)] = name
+    days = _text(tls_days)
+    if not whole_in_range(days, 1):
         errors.append(f"common_tls_days: {tls_days!r} is not a number of days a certificate lasts (825 by default)")
-    elif renew is None or renew >= days:
+    elif not whole_in_range(_text(tls_renew_days), 0, int(days) - 1):
         errors.append(
-            f"common_tls_renew_days: {tls_renew_days!r} is not a number of days below common_tls_days ({days}); "
+            f"common_tls_renew_days: {tls_renew_days!r} is not a number of days below common_tls_days ({int(days)}); "
             "a certificate is renewed that many days before it ends, so every run would sign a new one"
         )
     return errors
+
+
+def _text(value: Any) -> Any:
+    """A number as the inventory gives it, or its text without surrounding blanks (-e passes text)."""
+    return value if isinstance(value, (bool, int)) else str(value).strip()
 
 
 class FilterModule:

@@ -8,6 +8,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .values import whole_in_range
+
 # systemd's shorthands for OnCalendar=
 CALENDAR_WORDS = ("minutely", "hourly", "daily", "weekly", "monthly", "yearly", "annually", "quarterly", "semiannually")
 _WEEKDAYS = r"(mon|tue|wed|thu|fri|sat|sun)[a-z]*"
@@ -45,7 +47,7 @@ def settings_errors(calendar: tuple[str, Any], directory: tuple[str, Any], keep:
     if not re.fullmatch(r"/[^\s]*", str(directory[1])):
         errors.append(f"{directory[0]}: {directory[1]!r} is not an absolute path")
     count = keep[1]
-    if isinstance(count, bool) or not str(count).isdigit() or int(count) < 1:
+    if not whole_in_range(count, 1):
         errors.append(
             f"{keep[0]}: {count!r} is not a number of backups to keep of 1 or more; 0 would delete each one as soon "
             "as it is made"

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .values import whole_in_range
+
 GIB = 1024**3
 MIB = 1024**2
 # Galera refuses write sets above 2 GiB; slurmdbd's schema conversion streams fragments of
@@ -435,7 +437,7 @@ def _server_errors(settings: Mapping[str, Any]) -> list[str]:
         )
     for name in ("galera_slave_threads", "galera_sync_timeout"):
         value = settings.get(name.removeprefix("galera_"))
-        if value is not None and (isinstance(value, bool) or not str(value).isdigit() or int(str(value)) < 1):
+        if value is not None and not whole_in_range(value, 1):
             errors.append(f"{name}: {value!r} is not a whole number of 1 or more")
     return errors
 

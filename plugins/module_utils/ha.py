@@ -10,6 +10,8 @@ from typing import Any
 
 import netaddr
 
+from .values import whole_in_range
+
 FENCE_AGENTS = {
     # agent -> the parameters a device of that kind cannot work without
     "fence_ipmilan": ("ip", "username", "password"),
@@ -169,7 +171,7 @@ def login_pool_errors(logins: Sequence[str], addresses: Mapping[str, str], setti
         if other and str(other) == vip:
             errors.append(f"login_pool_vip {vip} is also {variable}; each VIP needs its own address")
     router_id = settings.get("virtual_router_id")
-    if not _in_range(router_id, 1, 255):
+    if not whole_in_range(router_id, 1, 255):
         errors.append(
             f"login_pool_virtual_router_id {router_id!r} is not a VRRP router id; use 1-255, unique on the network"
         )
@@ -191,15 +193,15 @@ def login_pool_errors(logins: Sequence[str], addresses: Mapping[str, str], setti
             "(source keeps a user's sessions on one node)"
         )
     port = settings.get("ssh_port")
-    if not _in_range(port, 1, 65535):
+    if not whole_in_range(port, 1, 65535):
         errors.append(f"login_pool_ssh_port {port!r} is not a TCP port")
-    if "advert_interval" in settings and not _in_range(settings["advert_interval"], 1, 255):
+    if "advert_interval" in settings and not whole_in_range(settings["advert_interval"], 1, 255):
         errors.append(
             f"login_pool_advert_interval {settings['advert_interval']!r} is not a VRRP advertisement interval; "
             "keepalived takes 1-255 seconds"
         )
     metrics = settings.get("metrics_port")
-    if "metrics_port" in settings and not _in_range(metrics, 1, 65535):
+    if "metrics_port" in settings and not whole_in_range(metrics, 1, 65535):
         errors.append(f"login_pool_metrics_port {metrics!r} is not a TCP port")
     elif "metrics_port" in settings and str(metrics) == str(port):
         errors.append(
@@ -220,7 +222,7 @@ def pair_settings_errors(settings: Mapping[str, Any]) -> list[str]:
     settings: {token_ms, monitor_interval, wait_timeout}."""
     errors = []
     token = settings.get("token_ms")
-    if not _in_range(token, MIN_TOKEN_MS, 600000):
+    if not whole_in_range(token, MIN_TOKEN_MS, 600000):
         errors.append(
             f"pacemaker_token_ms {token!r} is not a Corosync token of {MIN_TOKEN_MS}-600000 ms: a shorter one reads a "
             "busy controller as lost and fences it (3000 is Corosync's default; 1000 suits a pair on one switch)"
@@ -232,16 +234,9 @@ def pair_settings_errors(settings: Mapping[str, Any]) -> list[str]:
             f"pacemaker_monitor_interval {interval!r} is not a positive interval (10s, 30s, 1min); 0 turns the "
             "monitoring of slurmctld and the VIP off"
         )
-    if "wait_timeout" in settings and not _in_range(settings["wait_timeout"], 1, 86400):
+    if "wait_timeout" in settings and not whole_in_range(settings["wait_timeout"], 1, 86400):
         errors.append(f"pacemaker_wait_timeout {settings['wait_timeout']!r} is not a number of seconds (1 or more)")
     return errors
-
-
-def _in_range(value: object, low: int, high: int) -> bool:
-    """An integer (or its decimal string, as -e passes it) between low and high."""
-    if isinstance(value, bool) or not str(value).isdigit():
-        return False
-    return low <= int(str(value)) <= high
 
 
 def fence_password_file(password_dir: str, host: str) -> str:

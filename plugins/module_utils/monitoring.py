@@ -19,6 +19,7 @@ from typing import Any
 from .cluster_types import Cluster
 from .hostlist import expand, fold, holds
 from .slurmconf import metrics_enabled
+from .values import whole_in_range
 
 DEFAULT_PORTS = {
     "node": 9100,
@@ -302,10 +303,11 @@ def settings_errors(durations: Mapping[str, Any], ports: Mapping[str, Any]) -> l
             errors.append(f"{name}: {value!r} is not a Prometheus duration; write it like 30s, 5m, 1h30m, 15d or 2w")
     seen: dict[int, str] = {}
     for name, value in ports.items():
-        port = int(value) if isinstance(value, int) or str(value).isdigit() else -1
-        if isinstance(value, bool) or not 1 <= port <= 65535:
+        if not whole_in_range(value, 1, 65535):
             errors.append(f"{name}: {value!r} is not a TCP port (1-65535)")
-        elif port in seen:
+            continue
+        port = int(str(value))
+        if port in seen:
             errors.append(f"{name}: {port} is also {seen[port]}; give each monitoring service its own port")
         elif port in _SLURM_PORTS or port in _SRUN_PORTS:
             owner = _SLURM_PORTS.get(port, "srun's port range 60001-63000")

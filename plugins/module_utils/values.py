@@ -94,3 +94,11 @@ def names(value: object) -> list[str]:
     if isinstance(value, (list, tuple)):
         return [str(v) for v in value]
     return [part for part in str(value).split(",") if part]
+
+
+def whole_in_range(value: object, low: int, high: int | None = None) -> bool:
+    """An integer (or its decimal string, as -e passes it) from low to high (no upper bound without one); never a
+    boolean."""
+    if isinstance(value, bool) or not str(value).isdigit():
+        return False
+    return low <= int(str(value)) and (high is None or int(str(value)) <= high)
