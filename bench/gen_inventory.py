@@ -39,6 +39,45 @@ def _h100_cluster(gpu: str, max_time: str, enforce: str, fat_tree: str) -> str:
         """)
 
 
+def _fence_device(host: str, bmc: str) -> str:
+    return f'{host}: {{agent: fence_ipmilan, ip: {bmc}, username: fence, password: "{{{{ vault_bmc_password }}}}"}}'
+
+
+# The secrets a site keeps in its Ansible Vault: stand-ins in a generated inventory (benches and tests run it on the
+# controller only; a real site writes its own, encrypted).
+STAND_IN_SECRETS = {
+    "vault_bmc_password": "bmc-stand-in-0",
+    "vault_galera_sst_password": "sst-stand-in-0123456789",
+    "vault_accounting_db_password": "db-stand-in-0123456789",
+}
+
+
+def _write_ha(out: Path, pairs: dict[str, dict[str, str]], vip: str = "", secrets: bool = True) -> None:
+    """group_vars of the production tier, as the sample inventories have it: each controller pair under Pacemaker
+    with its BMCs (``pairs``: group_vars directory -> host -> BMC address), Galera under slurmdbd; secrets from
+    the site's vault."""
+    (out / "group_vars" / "all" / "ha.yml").write_text(
+        "---\n# The controller pairs under Pacemaker, Galera under slurmdbd (docs/production.md); secrets: the vault.\n"
+        "slurm_ctld_manager: pacemaker\n"
+        + (f"pacemaker_vip: {vip}\n" if vip else "")
+        + "pacemaker_vip_cidr_netmask: 16\n"
+        'galera_sst_password: "{{ vault_galera_sst_password }}"\n'
+        'accounting_db_password: "{{ vault_accounting_db_password }}"\n'
+    )
+    (out / "group_vars" / "all" / "firewall.yml").write_text(
+        "---\n# The host firewall (roles/firewall): every host accepts only what its services need (docs/ports.md). "
+        "Put your\n# administrators' networks here; without them SSH, Prometheus, Alertmanager, Grafana and the "
+        "REST API answer anyone.\nfirewall_enabled: true\nfirewall_admin_networks: [10.0.0.0/24]\n"
+    )
+    if secrets:
+        lines = "".join(f"{key}: {value}\n" for key, value in STAND_IN_SECRETS.items())
+        (out / "group_vars" / "all" / "vault.yml").write_text(f"---\n# Stand-ins (bench/gen_inventory.py).\n{lines}")
+    for directory, bmcs in pairs.items():
+        (out / "group_vars" / directory).mkdir(parents=True, exist_ok=True)
+        devices = "\n".join(f"  {_fence_device(host, bmc)}" for host, bmc in bmcs.items())
+        (out / "group_vars" / directory / "fencing.yml").write_text(f"---\npacemaker_fence_devices:\n{devices}\n")
+
+
 def write_inventory(
     out: Path, nodes: int, release: str = "24.11", nodes_per_leaf: int = 32, leaves_per_pod: int = 16
 ) -> Path:
@@ -55,6 +94,9 @@ def write_inventory(
             dbd:
               hosts:
                 s-dbd[01:02]:
+            galera:
+              hosts:
+                s-dbd[01:03]:
             login:
               hosts:
                 s-login[01:04]:
@@ -81,10 +123,13 @@ def write_inventory(
             fat_tree=f"{{tiers: 3, nodes_per_leaf: {nodes_per_leaf}, leaves_per_pod: {leaves_per_pod}}}",
         )
     )
+    _write_ha(out, {"all": {"s-ctl01": "10.11.0.11", "s-ctl02": "10.11.0.12"}}, vip="10.10.0.10")
     return out
 
 
-def write_federation(out: Path, pods: int, nodes_per_pod: int, release: str = "26.05") -> Path:
+def write_federation(
+    out: Path, pods: int, nodes_per_pod: int, release: str = "26.05", stand_in_secrets: bool = True
+) -> Path:
     """A federation of ``pods`` pods of ``nodes_per_pod`` nodes x 8 H100, each pod with its controller pair
     and two login nodes on a 3-tier fat-tree, one Galera + slurmdbd tier shared (inventories/federation-100k)."""
     width = max(4, len(str(nodes_per_pod)))
@@ -155,6 +200,19 @@ def write_federation(out: Path, pods: int, nodes_per_pod: int, release: str = "2
             fat_tree="{tiers: 3, nodes_per_leaf: 32, leaves_per_pod: 10}",
         )
     )
+    _write_ha(
+        out,
+        {pod: {f"f-p{i}-ctl01": f"10.11.{i}.11", f"f-p{i}-ctl02": f"10.11.{i}.12"} for i, pod in enumerate(names, 1)},
+        secrets=stand_in_secrets,
+    )
+    (out / "group_vars" / "all" / "storage.yml").write_text(
+        "---\n# /home, /apps and /data come from the site's filer, not from an inventory host (the storage group is "
+        "empty):\n# every host mounts them (the nfs role; docs/deploy.md).\n"
+        "nfs_filer_mounts:\n"
+        '  - {path: /home, src: "filer01:/vol/home"}\n'
+        '  - {path: /apps, src: "filer01:/vol/apps", opts: "ro,hard,noatime,vers=4.2,_netdev"}\n'
+        '  - {path: /data, src: "filer02:/vol/data"}\n'
+    )
     return out
 
 
@@ -165,9 +223,10 @@ def main() -> None:
     parser.add_argument("--nodes-per-pod", type=int, default=1600)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--release", default=None)
+    parser.add_argument("--vault", action="store_true", help="no stand-in secrets: the site's vault holds them")
     args = parser.parse_args()
     if args.pods:
-        print(write_federation(args.out, args.pods, args.nodes_per_pod, args.release or "26.05"))
+        print(write_federation(args.out, args.pods, args.nodes_per_pod, args.release or "26.05", not args.vault))
     else:
         print(write_inventory(args.out, args.nodes, args.release or "24.11"))
 

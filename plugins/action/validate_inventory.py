@@ -105,9 +105,38 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
                 found = self._cluster(templar.template(names["__cluster_spec"]), variables)
                 return found["problems"], found["plan"]
             check = names.get(f"__{role}_problems")
-            return ([] if check is None else [str(problem) for problem in templar.template(check)]), {}
+            if check is None:
+                return [], {}
+            own = [str(problem) for problem in templar.template(check)]
         except AnsibleError as exc:
             return [f"the {role} role's settings could not be checked: {exc.message}"], {}
+        return own + self._group_checks(role, files, variables, check, own), {}
+
+    def _group_checks(
+        self, role: str, files: tier1.RoleFiles, variables: dict[str, Any], check: Any, found: list[str]
+    ) -> list[str]:
+        """The role's own check (``check``) once more for each group whose first host gets other values of the role's
+        options from the inventory's group_vars (gpu_driver_version in group_vars/compute.yml): those values over
+        the validation host's, each new problem named with the host and its group. A value that cannot be read yet
+        (a template over facts) is left to the role."""
+        options = {**files.options, **files.deploy_options}
+        problems: list[str] = []
+        done: set[str] = set()
+        for host, group, own in self._representatives(variables):
+            names = {name: own[name] for name in options if name in own and own[name] != variables.get(name)}
+            key = repr(sorted(names.items()))
+            if not names or key in done:
+                continue
+            done.add(key)
+            templar = self._templar.copy_with_new_env(available_variables=tier1.scope(files, {**variables, **names}))
+            try:
+                seen = [str(problem) for problem in templar.template(check)]
+            except AnsibleError:
+                continue
+            for problem in seen:
+                if problem not in found and not any(known.endswith(problem) for known in problems):
+                    problems.append(f"{host} (group {group}): {problem}")
+        return problems
 
     def _group_problems(
         self, role: str, files: tier1.RoleFiles, variables: dict[str, Any], found: list[str]

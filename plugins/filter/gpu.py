@@ -41,10 +41,35 @@ def gpu_driver_version_errors(version: Any) -> list[str]:
     return []
 
 
+# NCCL_IB_HCA: an optional ^ (leave these out) and = (exact names, not prefixes), then HCAs with an optional port
+# (mlx5_0:1); NCCL_SOCKET_IFNAME: the same prefixes over interface names. Comma-separated, nothing else: NCCL reads
+# "mlx5_0 mlx5_1" as one name that matches no device and falls back to TCP sockets without a word.
+NCCL_LISTS = {
+    "gpu_nccl_ib_hca": (re.compile(r"[A-Za-z0-9_.-]+(:\d+)?"), "=mlx5_0,mlx5_1 or ^mlx5_4 (comma-separated)"),
+    "gpu_nccl_socket_ifname": (re.compile(r"[A-Za-z0-9_.@:-]+"), "=ib0, ib or ^lo,docker (comma-separated)"),
+}
+
+
+def gpu_nccl_errors(settings: Mapping[str, Any]) -> list[str]:
+    """gpu_nccl_ib_hca and gpu_nccl_socket_ifname (``settings``: name -> value) as NCCL reads its lists: an optional
+    ^ and =, then comma-separated names (an HCA with an optional :port); a space, a semicolon or an empty item names
+    no device, and NCCL falls back to TCP sockets (or to any interface) without a word."""
+    errors = []
+    for name, (item, example) in NCCL_LISTS.items():
+        text = str(settings.get(name) or "")
+        if not text:
+            continue
+        items = re.sub(r"^\^?=?", "", text).split(",")
+        if not all(item.fullmatch(part) for part in items):
+            errors.append(f"{name}: {text!r} is not a list NCCL reads; write e.g. {example}, without spaces")
+    return errors
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
             "gpu_driver_version_errors": gpu_driver_version_errors,
             "gpu_fabric_errors": gpu_fabric_errors,
             "gpu_fabric_host_errors": gpu_fabric_host_errors,
+            "gpu_nccl_errors": gpu_nccl_errors,
         }

@@ -32,6 +32,20 @@ DEFAULT_RELEASE = "24.11"
 FEATURES: dict[str, str] = {
     # HealthCheckNodeState=START_ONLY
     "health_start_only": "23.02",
+    # HealthCheckNodeState=NONDRAINED_IDLE (22.05's slurmctld ignores the word with an error: every state is checked)
+    "health_nondrained_idle": "23.02",
+    # SelectTypeParameters CR_ALLOCATE_FULL_SOCKET removed (22.05 takes it, 24.11 and 26.05 stop: "Bad
+    # SelectTypeParameter"; the releases between are not tested)
+    "no_allocate_full_socket": "23.02",
+    # SelectTypeParameters LL_SHARED_GRES, MULTIPLE_SHARING_GRES_PJ, ENFORCE_BINDING_GRES, ONE_TASK_PER_SHARING_GRES
+    # (22.05 stops on them, 24.11 and 26.05 take them)
+    "select_sharing_gres": "23.02",
+    # SelectTypeParameters CR_NO_DIST_TOPO_BLOCK (24.11 stops on it, 26.05 takes it)
+    "select_no_dist_topo_block": "25.05",
+    # PrologFlags=ForceRequeueOnFail (22.05's slurmctld stops: "Invalid PrologFlag")
+    "prolog_force_requeue": "23.02",
+    # PrologFlags=RunInJob, the prolog and epilog in the job's extern step (22.05 stops on it; 24.11 and 26.05 take it)
+    "prolog_run_in_job": "24.05",
     # topology/block (NVLink domains)
     "topology_block": "23.11",
     # slurmctld takes added or removed nodes and partitions on `scontrol reconfigure`; before, only on a restart

@@ -98,6 +98,48 @@ CGROUP_BOOLEANS = frozenset(
 )
 
 
+# PartitionName options by the value slurmctld reads (seen with the real slurmctld of 22.05 and 26.05: "MaxMemPerNode
+# value (64G) is not a valid number", then "Unable to process configuration file"): whole numbers, or UNLIMITED /
+# INFINITE, with the largest each takes; yes/no words.
+PARTITION_NUMBERS: dict[str, int] = {
+    "defmempercpu": 2**64 - 2,
+    "defmempernode": 2**64 - 2,
+    "gracetime": 2**32 - 2,
+    "maxcpuspernode": 2**32 - 2,
+    "maxcpuspersocket": 2**32 - 2,
+    "maxmempercpu": 2**64 - 2,
+    "maxmempernode": 2**64 - 2,
+    "minnodes": 2**32 - 2,
+    "overtimelimit": 2**16 - 2,
+    "priorityjobfactor": 2**16 - 1,
+    "resumetimeout": 2**32 - 2,
+    "suspendtime": 2**32 - 2,
+    "suspendtimeout": 2**32 - 2,
+}
+PARTITION_BOOLEANS = frozenset(
+    {"disablerootjobs", "exclusivetopo", "exclusiveuser", "hidden", "lln", "powerdownonidle", "reqresv", "rootonly"}
+)
+BOOLEAN_WORDS = frozenset({"yes", "no", "true", "false", "up", "down", "1", "0"})
+
+
+def partition_value_error(key: str, value: object) -> str:
+    """Why slurmctld would not read ``value`` of the PartitionName option ``key`` (a whole number where it reads
+    one, at most its largest; yes or no), or ''."""
+    name, text = key.lower(), str(value).strip()
+    if name in PARTITION_NUMBERS and text.upper() not in ("UNLIMITED", "INFINITE"):
+        largest = PARTITION_NUMBERS[name]
+        if isinstance(value, bool) or not text.isdigit():
+            return (
+                f"{value!r} is not a whole number (or UNLIMITED); slurmctld would not start (MiB, seconds or "
+                "minutes: no units)"
+            )
+        if int(text) > largest:
+            return f"{value} is more than {largest}, the most slurmctld takes; it would not start"
+    if name in PARTITION_BOOLEANS and not (isinstance(value, bool) or text.lower() in BOOLEAN_WORDS):
+        return f"{value!r} is not yes or no; slurmctld would not start"
+    return ""
+
+
 def _file_errors(
     variable: str, kind: str, settings: object, release: str, value_error: Callable[[str, object], str]
 ) -> list[str]:

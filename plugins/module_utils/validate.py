@@ -18,7 +18,7 @@ from .associations import known_tres, qos_limit_errors, untracked, untracked_hin
 from .cluster_types import Cluster, JobTmpfs, NodeType, Switch
 from .hostlist import fold, padding_collisions
 from .releases import AUTODETECT_FEATURES, Release, autodetect_allowed
-from .slurm_keys import key_error, plugin_errors
+from .slurm_keys import key_error, partition_value_error, plugin_errors
 from .topology import topology_names
 
 # GPU models and the NVML device-name fragment Slurm matches the GRES type against (the type must be a
@@ -61,6 +61,23 @@ PREEMPT_MODES = frozenset({"OFF", "CANCEL", "GANG", "REQUEUE", "SUSPEND", "WITHI
 OVERSUBSCRIBE_RE = re.compile(r"^(NO|EXCLUSIVE|YES(:\d+)?|FORCE(:\d+)?)$")
 ENFORCE_CHOICES = frozenset({"all", "associations", "limits", "nojobs", "nosteps", "qos", "safe", "wckeys"})
 USAGE_RESET_PERIODS = ("NONE", "NOW", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY", "YEARLY")
+# SelectTypeParameters (any case): exactly one of the consumable resources, any of the options; an option a release
+# does not know, two resources or none stop slurmctld ("Bad SelectTypeParameter", "You need at least CR_(CPU|CORE|
+# SOCKET)*"), seen with the real slurmctld of 22.05, 24.11 and 26.05. Option -> its release feature ("" = all;
+# "no_..." = up to the release that removed it).
+SELECT_RESOURCES = ("CR_CPU", "CR_CPU_Memory", "CR_Core", "CR_Core_Memory", "CR_Socket", "CR_Socket_Memory")
+SELECT_OPTIONS: dict[str, str] = {
+    "CR_CORE_DEFAULT_DIST_BLOCK": "",
+    "CR_LLN": "",
+    "CR_ONE_TASK_PER_CORE": "",
+    "CR_PACK_NODES": "",
+    "CR_ALLOCATE_FULL_SOCKET": "no_allocate_full_socket",
+    "ENFORCE_BINDING_GRES": "select_sharing_gres",
+    "LL_SHARED_GRES": "select_sharing_gres",
+    "MULTIPLE_SHARING_GRES_PJ": "select_sharing_gres",
+    "ONE_TASK_PER_SHARING_GRES": "select_sharing_gres",
+    "CR_NO_DIST_TOPO_BLOCK": "select_no_dist_topo_block",
+}
 PRIORITY_WEIGHTS = frozenset({"age", "assoc", "fairshare", "job_size", "partition", "qos"})
 # Keys the model writes itself: setting them through cluster_slurm_config would fight the generators.
 MODEL_OWNED_KEYS: dict[str, str] = {
@@ -79,8 +96,22 @@ MODEL_OWNED_KEYS: dict[str, str] = {
     "healthcheckinterval": "cluster_health_check.interval",
     "healthchecknodestate": "cluster_health_check.node_state",
 }
-# HealthCheckNodeState words; START_ONLY arrived in 23.02.
+# HealthCheckNodeState words; START_ONLY and NONDRAINED_IDLE arrived in 23.02.
 HEALTH_NODE_STATES = frozenset({"ALLOC", "ANY", "CYCLE", "IDLE", "MIXED", "NONDRAINED_IDLE", "START_ONLY"})
+HEALTH_STATE_FEATURES = {"START_ONLY": "health_start_only", "NONDRAINED_IDLE": "health_nondrained_idle"}
+# PrologFlags as slurmctld reads them (any case): the flag -> the release feature that brought it ("" = every
+# release here). An unknown flag stops slurmctld ("PrologFlags invalid"), as NoHold beside Contain or X11 does.
+PROLOG_FLAGS: dict[str, str] = {
+    "Alloc": "",
+    "Contain": "",
+    "DeferBatch": "",
+    "NoHold": "",
+    "Serial": "",
+    "X11": "",
+    "ForceRequeueOnFail": "prolog_force_requeue",
+    "RunInJob": "prolog_run_in_job",
+}
+PROLOG_SPELLED = {flag.lower(): flag for flag in PROLOG_FLAGS}
 MAX_FOLDED_LIST = 200
 
 Rule = Callable[[Cluster], list[str]]
@@ -419,13 +450,14 @@ def check_partition_limits(cluster: Cluster) -> list[str]:
                 f"{where}.default_time: {partition.default_time} is longer than max_time {partition.max_time}; "
                 "Slurm would refuse every job that asks for no time. Lower default_time"
             )
-        for key, _value in partition.options:
+        for key, value in partition.options:
             owner = PARTITION_MODEL_KEYS.get(key.lower())
             if owner:
                 errors.append(f"{where}.options.{key}: written by the model; set the partition's {owner} instead")
             else:
                 unknown = key_error(f"{where}.options.{key}", key, "partition", str(cluster.release))
-                errors += [unknown] if unknown else []
+                wrong = "" if unknown else partition_value_error(key, value)
+                errors += [unknown] if unknown else [f"{where}.options.{key}: {wrong}"] if wrong else []
         modes = {m.strip().upper() for m in partition.preempt_mode.split(",") if m.strip()}
         if "SUSPEND" in modes and "GANG" not in global_modes:
             errors.append(
@@ -496,9 +528,42 @@ def _preempts(name: str, cluster: Cluster, seen: set[str]) -> bool:
     return False
 
 
+def select_parameter_errors(cluster: Cluster) -> list[str]:
+    """cluster_scheduling.select_type_parameters as slurmctld of the cluster's release reads SelectTypeParameters."""
+    where = "cluster_scheduling.select_type_parameters"
+    words = list(cluster.scheduling.select_type_parameters)
+    resources = [word for word in words if word.upper() in {name.upper() for name in SELECT_RESOURCES}]
+    errors = []
+    if len(resources) != 1:
+        errors.append(
+            f"{where}: {', '.join(resources) or 'no consumable resource'} - name exactly one of "
+            f"{', '.join(SELECT_RESOURCES)} (slurmctld would not start); CR_Core_Memory is the usual"
+        )
+    for word in words:
+        if word in resources:
+            continue
+        feature = SELECT_OPTIONS.get(word.upper())
+        if feature is None:
+            spelled = {**{name: name for name in SELECT_OPTIONS}, **{name.upper(): name for name in SELECT_RESOURCES}}
+            close = difflib.get_close_matches(word.upper(), spelled, n=1)
+            hint = f"; did you mean {spelled[close[0]]}?" if close else ""
+            errors.append(f"{where}: {word!r} is not a SelectTypeParameter (slurmctld would not start){hint}")
+        elif feature.startswith("no_") and cluster.release.has(feature):
+            errors.append(
+                f"{where}: {word} was removed in Slurm {Release.introducing(feature)} (cluster is {cluster.release}; "
+                "slurmctld would not start); drop it"
+            )
+        elif feature and not feature.startswith("no_") and not cluster.release.has(feature):
+            errors.append(
+                f"{where}: {word} needs Slurm {Release.introducing(feature)} or later (cluster is {cluster.release}; "
+                "slurmctld would not start)"
+            )
+    return errors
+
+
 def check_scheduling(cluster: Cluster) -> list[str]:
     scheduling = cluster.scheduling
-    errors: list[str] = []
+    errors: list[str] = select_parameter_errors(cluster)
     modes = {m.upper() for m in scheduling.preempt_mode}
     if not modes <= PREEMPT_MODES:
         errors.append(
@@ -602,7 +667,47 @@ def check_job_scripts(cluster: Cluster) -> list[str]:
         value = getattr(scripts, kind)
         if value and not value.startswith("/"):
             errors.append(f"cluster_job_scripts.{kind}: '{value}' must be an absolute path on the nodes")
+    errors += prolog_flag_errors(cluster)
     return errors + [error for pattern in scripts.user_dirs for error in user_dir_errors(pattern)]
+
+
+def prolog_flag_errors(cluster: Cluster) -> list[str]:
+    """cluster_job_scripts.prolog_flags as slurmctld of the cluster's release reads PrologFlags: each flag one it
+    knows, NoHold never beside Contain or X11 (also the Contain the model adds for cluster_pam_adopt and
+    cluster_job_tmpfs), RunInJob never beside Serial."""
+    where = "cluster_job_scripts.prolog_flags"
+    flags = {flag.lower(): flag for flag in cluster.job_scripts.prolog_flags}
+    errors = []
+    for word, flag in flags.items():
+        feature = PROLOG_FLAGS.get(PROLOG_SPELLED.get(word, ""))
+        if feature is None:
+            close = difflib.get_close_matches(word, PROLOG_SPELLED, n=1)
+            hint = f"; did you mean {PROLOG_SPELLED[close[0]]}?" if close else ""
+            errors.append(
+                f"{where}: {flag!r} is not a PrologFlag slurmctld reads (it would not start){hint} Known: "
+                f"{', '.join(sorted(PROLOG_FLAGS))}"
+            )
+        elif feature and not cluster.release.has(feature):
+            errors.append(
+                f"{where}: {flag} needs Slurm {Release.introducing(feature)} or later (cluster is "
+                f"{cluster.release}; its slurmctld would not start)"
+            )
+    implied = [
+        name
+        for name, on in (("cluster_pam_adopt", cluster.pam_adopt), ("cluster_job_tmpfs", cluster.job_tmpfs.enabled))
+        if on
+    ]
+    if "nohold" in flags and ({"contain", "x11"} & flags.keys() or implied):
+        others = [flags[word] for word in ("contain", "x11") if word in flags] + [
+            f"Contain ({name})" for name in implied
+        ]
+        errors.append(
+            f'{where}: NoHold cannot be combined with {" and ".join(others)} (slurmctld stops: "PrologFlags invalid '
+            'combination"); drop NoHold'
+        )
+    if "runinjob" in flags and "serial" in flags:
+        errors.append(f"{where}: RunInJob and Serial exclude each other (slurmctld reports it); drop one")
+    return errors
 
 
 # Directories the system or other users share: the role would make them root's own with mode 0711.
@@ -744,11 +849,12 @@ def check_health_check(cluster: Cluster) -> list[str]:
         errors.append(f"{where}.node_state: {', '.join(unknown)} not one of {', '.join(sorted(HEALTH_NODE_STATES))}")
     if health.node_state == ("CYCLE",):
         errors.append(f"{where}.node_state: CYCLE only spreads the runs; name the states too, e.g. [ANY, CYCLE]")
-    if "START_ONLY" in health.node_state and not cluster.release.has("health_start_only"):
-        errors.append(
-            f"{where}.node_state: START_ONLY needs Slurm {Release.introducing('health_start_only')} or later "
-            f"(cluster is {cluster.release})"
-        )
+    for state, feature in HEALTH_STATE_FEATURES.items():
+        if state in health.node_state and not cluster.release.has(feature):
+            errors.append(
+                f"{where}.node_state: {state} needs Slurm {Release.introducing(feature)} or later "
+                f"(cluster is {cluster.release})"
+            )
     if 0 < health.interval < 10:
         errors.append(
             f"{where}.interval: {health.interval} s would run the check almost continuously on every node; "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from ansible_collections.gpucluster.cluster.plugins.filter.gpu import gpu_driver_version_errors
+from ansible_collections.gpucluster.cluster.plugins.filter.gpu import gpu_driver_version_errors, gpu_nccl_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.gpu_fabric import (
     address_errors,
     fabric_errors,
@@ -87,3 +87,18 @@ def test_a_driver_branch_alone_is_no_package_version() -> None:
     assert gpu_driver_version_errors("latest") == [
         "gpu_driver_version: 'latest' is not a package version or a glob of one, e.g. 550.* or 550.163.01-*"
     ]
+
+
+def test_nccl_device_lists_are_read_as_nccl_reads_them() -> None:
+    """NCCL reads "mlx5_0 mlx5_1" as one name that matches no HCA and runs over TCP sockets without a word."""
+    taken = {"gpu_nccl_ib_hca": "=mlx5_0:1,mlx5_1:1", "gpu_nccl_socket_ifname": "^lo,docker"}
+    assert gpu_nccl_errors(taken) == []
+    assert gpu_nccl_errors({"gpu_nccl_ib_hca": "", "gpu_nccl_socket_ifname": None}) == []
+    assert gpu_nccl_errors({"gpu_nccl_ib_hca": "mlx5", "gpu_nccl_socket_ifname": "=ib0"}) == []
+    assert gpu_nccl_errors({"gpu_nccl_ib_hca": "mlx5_0 mlx5_1", "gpu_nccl_socket_ifname": "ib0;ib1"}) == [
+        "gpu_nccl_ib_hca: 'mlx5_0 mlx5_1' is not a list NCCL reads; write e.g. =mlx5_0,mlx5_1 or ^mlx5_4 "
+        "(comma-separated), without spaces",
+        "gpu_nccl_socket_ifname: 'ib0;ib1' is not a list NCCL reads; write e.g. =ib0, ib or ^lo,docker "
+        "(comma-separated), without spaces",
+    ]
+    assert gpu_nccl_errors({"gpu_nccl_ib_hca": "mlx5_0,,mlx5_1"}) != []

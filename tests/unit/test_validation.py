@@ -291,7 +291,40 @@ CASES: list[tuple[str, Mutation, str]] = [
         lambda s, g: (s.update(slurm_release="22.05", health_check={"node_state": ["START_ONLY"]}), s.pop("fabric")),
         "START_ONLY needs Slurm 23.02",
     ),
+    (
+        "health NONDRAINED_IDLE on 22.05",
+        lambda s, g: (
+            s.update(slurm_release="22.05", health_check={"node_state": ["NONDRAINED_IDLE"]}),
+            s.pop("fabric"),
+        ),
+        "NONDRAINED_IDLE needs Slurm 23.02",
+    ),
     ("health service name", _set("health_check", {"services": ["munge; reboot"]}), "are not systemd unit names"),
+    (
+        "prolog flag misspelled",
+        _set("job_scripts", {"prolog_flags": ["Alloc", "Contian"]}),
+        "'Contian' is not a PrologFlag slurmctld reads (it would not start); did you mean Contain?",
+    ),
+    (
+        "prolog flag of a later release",
+        lambda s, g: (s.update(slurm_release="22.05", job_scripts={"prolog_flags": ["RunInJob"]}), s.pop("fabric")),
+        "RunInJob needs Slurm 24.05 or later (cluster is 22.05",
+    ),
+    (
+        "prolog NoHold beside Contain",
+        _set("job_scripts", {"prolog_flags": ["Alloc", "NoHold", "contain"]}),
+        "NoHold cannot be combined with contain",
+    ),
+    (
+        "prolog NoHold beside pam_adopt's Contain",
+        lambda s, g: s.update(pam_adopt=True, job_scripts={"prolog_flags": ["Alloc", "NoHold"]}),
+        "NoHold cannot be combined with Contain (cluster_pam_adopt)",
+    ),
+    (
+        "prolog RunInJob and Serial",
+        _set("job_scripts", {"prolog_flags": ["RunInJob", "Serial"]}),
+        "RunInJob and Serial",
+    ),
     ("mail unknown key", _set("mail", {"relays": "smtp.example.org"}), "did you mean 'relay'?"),
     ("mail relay with port", _set("mail", {"relay": "smtp.example.org:587"}), "give the port as cluster_mail.port"),
     ("mail relay url", _set("mail", {"relay": "smtp://mail"}), "'smtp://mail' is no host name or IP address"),
@@ -522,6 +555,42 @@ CASES: list[tuple[str, Mutation, str]] = [
         "9 CPUs x 4 GPUs of node type h100 is more than its 32 CPUs",
     ),
     ("partition option owned by the model", _set("partitions.0.options", {"Nodes": "ALL"}), "options.Nodes: written"),
+    (
+        "partition option with a unit",
+        _set("partitions.0.options", {"MaxMemPerNode": "64G"}),
+        "options.MaxMemPerNode: '64G' is not a whole number (or UNLIMITED)",
+    ),
+    (
+        "partition option over its largest",
+        _set("partitions.0.options", {"PriorityJobFactor": 70000}),
+        "options.PriorityJobFactor: 70000 is more than 65535",
+    ),
+    ("partition option not yes or no", _set("partitions.0.options", {"Hidden": "maybe"}), "'maybe' is not yes or no"),
+    (
+        "select parameter misspelled",
+        _set("scheduling", {"select_type_parameters": ["CR_Core_Memory", "CR_Pack_Node"]}),
+        "'CR_Pack_Node' is not a SelectTypeParameter (slurmctld would not start); did you mean CR_PACK_NODES?",
+    ),
+    (
+        "select parameters without a resource",
+        _set("scheduling", {"select_type_parameters": ["CR_LLN"]}),
+        "no consumable resource - name exactly one of CR_CPU",
+    ),
+    (
+        "select parameters with two resources",
+        _set("scheduling", {"select_type_parameters": ["CR_Core", "cr_cpu_memory"]}),
+        "CR_Core, cr_cpu_memory - name exactly one of",
+    ),
+    (
+        "select parameter removed",
+        _set("scheduling", {"select_type_parameters": ["CR_Socket_Memory", "CR_ALLOCATE_FULL_SOCKET"]}),
+        "CR_ALLOCATE_FULL_SOCKET was removed in Slurm 23.02 (cluster is 24.11",
+    ),
+    (
+        "select parameter of a later release",
+        _set("scheduling", {"select_type_parameters": ["CR_Core_Memory", "CR_NO_DIST_TOPO_BLOCK"]}),
+        "CR_NO_DIST_TOPO_BLOCK needs Slurm 25.05 or later (cluster is 24.11",
+    ),
     (
         "partition suspend without gang",
         _set("partitions.1.preempt_mode", "SUSPEND"),
