@@ -310,6 +310,39 @@ def expand_hostlist(suite: str, expressions: list[str]) -> list[list[str]]:
     return [line.split() for line in result.stdout.splitlines()]
 
 
+def sacctmgr_answers(suite: str, commands: list[str]) -> list[tuple[int, str]]:
+    """Each of ``commands`` (sacctmgr's arguments, e.g. "add qos q1 flags=DenyOnLimit") given to the real sacctmgr of
+    ``suite`` against a slurmdbd on MariaDB, in one throw-away container: (its exit status, what it said)."""
+    run = "\n".join(
+        f"out=$(sacctmgr -i {command} 2>&1); echo \"@@ $? $(echo $out | tr '\\n' ' ')\"" for command in commands
+    )
+    conf = (
+        "SlurmctldHost=ctl\nClusterName=words\nNodeName=n1 CPUs=1 RealMemory=100\nPartitionName=p Nodes=n1\n"
+        "AccountingStorageType=accounting_storage/slurmdbd\nAccountingStorageHost=localhost\n"
+    )
+    with tempfile.TemporaryDirectory(prefix="gpucluster-sacctmgr-") as work:
+        Path(work, "slurm.conf").write_text(conf)
+        Path(work, "hosts").write_text("")
+        Path(work, "90-slurmdbd.cnf").write_text(mariadb_cnf())
+        Path(work, "run.sh").write_text(
+            f"set -u\ncp /work/slurm.conf /etc/slurm/slurm.conf\n{_PREPARE}{_ACCOUNTING}{run}\n"
+        )
+        docker = ["docker", "run", "--rm", "--hostname", "ctl", "--entrypoint", "bash", "-v", f"{work}:/work"]
+        result = subprocess.run(
+            [*docker, IMAGE.format(suite=suite), "/work/run.sh"],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+    answers = [line[3:].partition(" ") for line in result.stdout.splitlines() if line.startswith("@@ ")]
+    if len(answers) != len(commands):
+        raise RuntimeError(
+            f"sacctmgr of {suite} did not answer every command:\n{result.stdout[-2000:]}{result.stderr[-2000:]}"
+        )
+    return [(int(status), said) for status, _, said in answers]
+
+
 def main() -> None:
     """Load a rendered config directory into slurmctld and print what it reports (used by scripts/lab)."""
     import argparse

@@ -42,6 +42,8 @@ FEATURES: dict[str, str] = {
     "select_sharing_gres": "23.02",
     # SelectTypeParameters CR_NO_DIST_TOPO_BLOCK (24.11 stops on it, 26.05 takes it)
     "select_no_dist_topo_block": "25.05",
+    # the QOS flag Relative (sacctmgr of 22.05: "Unknown QOS flag used in: 'Relative'"; 24.11 and 26.05 take it)
+    "qos_relative": "23.11",
     # PrologFlags=ForceRequeueOnFail (22.05's slurmctld stops: "Invalid PrologFlag")
     "prolog_force_requeue": "23.02",
     # PrologFlags=RunInJob, the prolog and epilog in the job's extern step (22.05 stops on it; 24.11 and 26.05 take it)

@@ -78,6 +78,22 @@ SELECT_OPTIONS: dict[str, str] = {
     "ONE_TASK_PER_SHARING_GRES": "select_sharing_gres",
     "CR_NO_DIST_TOPO_BLOCK": "select_no_dist_topo_block",
 }
+# QOS Flags (any case) as sacctmgr takes them ("Unknown QOS flag used in: ..." stops the accounting role halfway):
+# the flag -> the release feature that brought it ("" = every release here); a QOS's PreemptMode words.
+QOS_FLAGS: dict[str, str] = {
+    "DenyOnLimit": "",
+    "EnforceUsageThreshold": "",
+    "NoDecay": "",
+    "NoReserve": "",
+    "OverPartQOS": "",
+    "PartitionMaxNodes": "",
+    "PartitionMinNodes": "",
+    "PartitionTimeLimit": "",
+    "RequiresReservation": "",
+    "UsageFactorSafe": "",
+    "Relative": "qos_relative",
+}
+QOS_PREEMPT_MODES = ("CLUSTER", "OFF", "CANCEL", "REQUEUE", "SUSPEND", "GANG", "WITHIN")
 PRIORITY_WEIGHTS = frozenset({"age", "assoc", "fairshare", "job_size", "partition", "qos"})
 # Keys the model writes itself: setting them through cluster_slurm_config would fight the generators.
 MODEL_OWNED_KEYS: dict[str, str] = {
@@ -503,7 +519,35 @@ def check_qos(cluster: Cluster) -> list[str]:
             )
         if qos.max_wall and not TIME_RE.match(qos.max_wall):
             errors.append(f"{where}.max_wall: '{qos.max_wall}' is not a Slurm time")
+        errors += _qos_word_errors(cluster, where, qos.flags, qos.preempt_mode)
         errors += qos_limit_errors(f"{where}.limits", qos.limits, cluster_tracked_tres(cluster))
+    return errors
+
+
+def _qos_word_errors(cluster: Cluster, where: str, flags: Iterable[str], preempt_mode: str) -> list[str]:
+    """A QOS's flags and PreemptMode as sacctmgr of the cluster's release takes them (an unknown word stops the
+    accounting role after the daemons were set up)."""
+    errors = []
+    spelled = {name.lower(): name for name in QOS_FLAGS}
+    for flag in flags:
+        name = spelled.get(str(flag).lower())
+        if name is None:
+            close = difflib.get_close_matches(str(flag).lower(), spelled, n=1)
+            hint = f"; did you mean {spelled[close[0]]}?" if close else ""
+            errors.append(
+                f"{where}.flags: {flag!r} is not a QOS flag sacctmgr takes{hint} Known: {', '.join(sorted(QOS_FLAGS))}"
+            )
+        elif QOS_FLAGS[name] and not cluster.release.has(QOS_FLAGS[name]):
+            errors.append(
+                f"{where}.flags: {name} needs Slurm {Release.introducing(QOS_FLAGS[name])} or later (cluster is "
+                f"{cluster.release}; sacctmgr refuses it)"
+            )
+    wrong = [word for word in preempt_mode.split(",") if word.strip() and word.strip().upper() not in QOS_PREEMPT_MODES]
+    if wrong:
+        errors.append(
+            f"{where}.preempt_mode: {preempt_mode!r} is not a preemption mode sacctmgr takes; use one of "
+            f"{', '.join(QOS_PREEMPT_MODES)} (cluster: the cluster's PreemptMode)"
+        )
     return errors
 
 

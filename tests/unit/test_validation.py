@@ -565,6 +565,21 @@ CASES: list[tuple[str, Mutation, str]] = [
         _set("partitions.0.options", {"PriorityJobFactor": 70000}),
         "options.PriorityJobFactor: 70000 is more than 65535",
     ),
+    (
+        "qos flag misspelled",
+        _set("qos", {"low": {"flags": ["DenyOnLimt"]}}),
+        "cluster_qos.low.flags: 'DenyOnLimt' is not a QOS flag sacctmgr takes; did you mean DenyOnLimit?",
+    ),
+    (
+        "qos flag of a later release",
+        lambda s, g: (s.update(slurm_release="22.05", qos={"low": {"flags": ["relative"]}}), s.pop("fabric")),
+        "cluster_qos.low.flags: Relative needs Slurm 23.11 or later (cluster is 22.05",
+    ),
+    (
+        "qos preempt mode misspelled",
+        _set("qos", {"low": {"preempt_mode": "REQUEU"}}),
+        "cluster_qos.low.preempt_mode: 'REQUEU' is not a preemption mode sacctmgr takes",
+    ),
     ("partition option not yes or no", _set("partitions.0.options", {"Hidden": "maybe"}), "'maybe' is not yes or no"),
     (
         "select parameter misspelled",
