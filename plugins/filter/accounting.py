@@ -90,7 +90,13 @@ def accounting_errors(
         # (a release the model does not know is refused by the model's own check)
         usage = text not in KNOWN_RELEASES or Release.parse(text).has("gpu_usage_tres")
         tracked = associations.known_tres(gpus, extra if isinstance(extra, (list, tuple)) else [extra], usage)
-    return associations.association_errors(accounts or {}, users or {}, associations.qos_names(qos), names, tracked)
+    allowed = {
+        str(p.get("name")): [str(name) for name in p.get("allow_accounts") or ()]
+        for p in partitions or ()
+        if isinstance(p, Mapping) and isinstance(p.get("allow_accounts") or (), (list, tuple))
+    }
+    found = associations.association_errors(accounts or {}, users or {}, associations.qos_names(qos), names, tracked)
+    return found + associations.allow_accounts_errors(accounts if isinstance(accounts, Mapping) else {}, allowed)
 
 
 def accounting_settings_errors(purge: Any, sizes: Mapping[str, Any], release: Any = None) -> list[str]:

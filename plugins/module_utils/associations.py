@@ -44,6 +44,9 @@ TRES_NAME = re.compile(r"^(cpu|mem|node|billing|energy|fs/disk|vmem|pages|gres/[
 # The TRES every cluster tracks; AccountingStorageTRES adds to them (tracked_tres).
 BUILTIN_TRES = ("cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages")
 ACCOUNT_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+# A login name as sacctmgr takes it on its command line (directory users too: bob@ad.example.org); a space, comma,
+# quote or '=' would split it into other words.
+USER_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.@$-]*$")
 
 
 # sacctmgr's QOS limits (its `set` options, any case) that cluster_qos.<name>.limits gives: each name as sacctmgr's
@@ -247,6 +250,7 @@ def association_errors(
             if item not in known_qos
         ]
         errors += _limit_errors(where, account, tracked)
+        errors += _fairshare_errors(where, account.get("fairshare"))
         errors += [
             f"{where}: coordinator {user!r} is not a user of accounting_users; add the user first"
             for user in _names(account.get("coordinators"))
@@ -255,6 +259,11 @@ def association_errors(
     errors += _cycle_errors(accounts)
     for name, user in users.items():
         where = f"accounting_users.{name}"
+        if not USER_NAME.match(str(name)):
+            errors.append(
+                f"{where}: {name!r} is not a login name sacctmgr takes (letters, digits, '_', '.', '@', '$', '-'; no "
+                "space, comma or quote)"
+            )
         if not isinstance(user, Mapping) or not user.get("account"):
             errors.append(f"{where}: give its default account (account: <name>)")
             continue
@@ -276,6 +285,31 @@ def association_errors(
         ]
         errors += _limit_errors(where, user, tracked)
     return errors
+
+
+def allow_accounts_errors(accounts: Mapping[str, Any], allowed: Mapping[str, Sequence[str]]) -> list[str]:
+    """A partition's AllowAccounts (``allowed``: partition -> accounts) names accounts of accounting_accounts, where
+    the toolkit keeps them (an account slurmdbd does not have lets nobody submit there); with no accounts declared,
+    the site keeps them itself and nothing is checked."""
+    if not accounts:
+        return []
+    return [
+        f"cluster_partitions[{partition}].allow_accounts: {name!r} is not in accounting_accounts (nor root); no one "
+        "could submit through it - declare the account or fix the name"
+        for partition, names in allowed.items()
+        for name in names
+        if name not in accounts and name != "root"
+    ]
+
+
+def _fairshare_errors(where: str, fairshare: Any) -> list[str]:
+    """Fairshare as sacctmgr takes it: a whole number (-1 clears it) or the word parent ("Invalid value for
+    FairShare" stopped the accounting role after the daemons were set up)."""
+    if fairshare is None or str(fairshare).strip().lower() == "parent":
+        return []
+    if isinstance(fairshare, bool) or not re.fullmatch(r"-1|\d+", str(fairshare).strip()):
+        return [f"{where}: fairshare {fairshare!r} is not a share; give a whole number (e.g. 100) or parent"]
+    return []
 
 
 def _cycle_errors(accounts: Mapping[str, Any]) -> list[str]:

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .hostlist import fold
 from .releases import DEFAULT_RELEASE, KNOWN_RELEASES, Release, accepts, compatibility_window
 from .schema import keys
 
@@ -244,17 +245,22 @@ def _pod_membership(federation: Federation, groups: Mapping[str, Sequence[str]])
     for pod in federation.pods:
         for host in groups.get(pod.group, ()):
             owner.setdefault(host, []).append(pod.name)
-    for host, pods in sorted(owner.items()):
+    shared: dict[tuple[str, ...], list[str]] = {}
+    for host, pods in owner.items():
         if len(pods) > 1:
-            errors.append(
-                f"inventory: host '{host}' is in pods {', '.join(pods)}; a node belongs to one cluster, keep it in one"
-            )
+            shared.setdefault(tuple(pods), []).append(host)
+    for pods, hosts in sorted(shared.items()):
+        # (one line per set of pods, the hosts folded: a group put in two pods is one mistake, not 640)
+        errors.append(
+            f"inventory: {'host' if len(hosts) == 1 else 'hosts'} {fold(hosts)} in pods {', '.join(pods)}; a node "
+            "belongs to one cluster, keep it in one"
+        )
     for role in POD_ROLE_GROUPS:
         outside = sorted(host for host in groups.get(role, ()) if host not in owner)
         if outside:
             errors.append(
-                f"inventory: {role} hosts {', '.join(outside[:10])}{'...' if len(outside) > 10 else ''} are in no "
-                f"pod; add each to one pod group ({', '.join(p.group for p in federation.pods)})"
+                f"inventory: {role} hosts {fold(outside)} are in no pod; add each to one pod group "
+                f"({', '.join(p.group for p in federation.pods)})"
             )
     for pod in federation.pods:
         members = set(groups.get(pod.group, ()))

@@ -50,6 +50,12 @@ def vip_errors(
         address = netaddr.IPAddress(str(vip))
     except (netaddr.AddrFormatError, ValueError, TypeError):
         return [f"{variable} {vip!r} is not an IP address; set it to a free address of the {hosts}' network"]
+    longest = 32 if address.version == 4 else 128
+    if not whole_in_range(prefix, 1, longest):
+        return [
+            f"{netmask_variable or variable + '_cidr_netmask'} {prefix!r} is not a prefix length of {variable} {vip} "
+            f"(1-{longest}); give the bits of the {hosts}' network, e.g. 24"
+        ]
     network = netaddr.IPNetwork(f"{address}/{prefix}")
     errors = []
     for host, own in addresses.items():
@@ -121,7 +127,50 @@ def fencing_errors(controllers: Sequence[str], devices: Mapping[str, Any], lab_w
     for host in devices:
         if host not in controllers:
             errors.append(f"pacemaker_fence_devices names {host}, which is not a controller")
+    return errors + _fence_option_errors(controllers, devices) + _shared_fence_errors(controllers, devices)
+
+
+_FENCE_OPTION = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*=\S")
+
+
+def _fence_option_errors(controllers: Sequence[str], devices: Mapping[str, Any]) -> list[str]:
+    """Each option of a fence device is the agent's ``key=value`` (pcs takes nothing else: `lanplus 1` stopped
+    `pcs stonith create` after the cluster was set up, and `lanplus` alone set no attribute)."""
+    errors = []
+    for host in controllers:
+        device = devices.get(host)
+        options = device.get("options") if isinstance(device, Mapping) else None
+        if options is None:
+            continue
+        if isinstance(options, (str, Mapping)) or not isinstance(options, Sequence):
+            errors.append(f"{host}: fence device options {options!r} is not a list of key=value, e.g. [lanplus=1]")
+            continue
+        wrong = [str(option) for option in options if not _FENCE_OPTION.match(str(option))]
+        if wrong:
+            errors.append(
+                f"{host}: fence device options {', '.join(repr(option) for option in wrong)} are not the agent's "
+                "key=value (e.g. lanplus=1, ssl_insecure=1)"
+            )
     return errors
+
+
+def _shared_fence_errors(controllers: Sequence[str], devices: Mapping[str, Any]) -> list[str]:
+    """Two controllers' IPMI fence devices that reach the same BMC: fencing one would power off the other, the one
+    that should take over (the same address and options - a line copied from the other's). fence_virsh and
+    fence_redfish may share an address: Pacemaker names the machine to them (the node's name as the plug)."""
+    seen: dict[tuple[str, ...], list[str]] = {}
+    for host in controllers:
+        device = devices.get(host)
+        if isinstance(device, Mapping) and device.get("ip") and device.get("agent") == "fence_ipmilan":
+            options = device.get("options") if isinstance(device.get("options"), Sequence) else ()
+            key = (str(device.get("agent")), str(device["ip"]), *sorted(str(option) for option in options or ()))
+            seen.setdefault(key, []).append(host)
+    return [
+        f"{', '.join(hosts)}: their fence devices are the same ({key[0]} at {key[1]}): fencing one would power off "
+        "the other, which should take over; give each controller its own BMC address"
+        for key, hosts in seen.items()
+        if len(hosts) > 1
+    ]
 
 
 def pair_errors(controllers: Sequence[str]) -> list[str]:

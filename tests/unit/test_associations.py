@@ -13,6 +13,7 @@ from ansible_collections.gpucluster.cluster.plugins.filter.accounting import (
     accounting_errors,
     user_settings,
 )
+from ansible_collections.gpucluster.cluster.plugins.module_utils.associations import allow_accounts_errors
 
 PARTITIONS = [{"name": "gpu"}, {"name": "scavenger"}]
 QOS: dict[str, Any] = {"high": {}, "low": {}}
@@ -81,6 +82,16 @@ def test_parents_come_before_their_children() -> None:
             "accounting_accounts.vision: coordinator 'dave' is not a user of accounting_users",
         ),
         ({"ML": {}}, {}, "accounting_accounts.ML: 'ML' is not an account name"),
+        (
+            {**ACCOUNTS, "vision": {"fairshare": "lots"}},
+            None,
+            "accounting_accounts.vision: fairshare 'lots' is not a share; give a whole number (e.g. 100) or parent",
+        ),
+        (
+            None,
+            {**USERS, "bob smith": {"account": "vision"}},
+            "accounting_users.bob smith: 'bob smith' is not a login name sacctmgr takes",
+        ),
         (None, {"carol": {"account": "nlp"}}, "accounting_users.carol: account 'nlp' is not in accounting_accounts"),
         (
             None,
@@ -103,6 +114,12 @@ def test_parents_come_before_their_children() -> None:
 def test_each_mistake_is_named(accounts: dict[str, Any] | None, users: dict[str, Any] | None, message: str) -> None:
     found = errors(accounts, users)
     assert any(error.startswith(message) for error in found), found
+
+
+def test_shares_and_login_names_sacctmgr_takes_pass() -> None:
+    """The real sacctmgr (22.05, 26.05) takes fairshare=parent, -1 (none) and 0, and directory users' names."""
+    accounts = {**ACCOUNTS, "vision": {"fairshare": "parent"}, "nlp": {"fairshare": -1}, "cv": {"fairshare": 0}}
+    assert errors(accounts, {"bob@ad.example.org": {"account": "vision"}, "Carol.B": {"account": "nlp"}}) == []
 
 
 def test_a_limit_names_only_a_tres_the_cluster_tracks() -> None:
@@ -141,3 +158,13 @@ def test_settings_for_sacctmgr() -> None:
     assert user_settings(USERS["carol"]) == {"DefaultAccount": "vision", "Partitions": ["gpu"], "MaxJobs": 2}
     # an account without the key keeps the coordinators it has
     assert accounting_coordinators({"ml": {"description": "x"}}) == []
+
+
+def test_a_partitions_allowed_accounts_are_declared_where_the_toolkit_keeps_them() -> None:
+    assert allow_accounts_errors(ACCOUNTS, {"gpu": ["vision", "root"]}) == []
+    assert allow_accounts_errors(ACCOUNTS, {"gpu": ["physics"]}) == [
+        "cluster_partitions[gpu].allow_accounts: 'physics' is not in accounting_accounts (nor root); no one could "
+        "submit through it - declare the account or fix the name"
+    ]
+    # no accounts declared: the site keeps them in slurmdbd itself
+    assert allow_accounts_errors({}, {"gpu": ["physics"]}) == []

@@ -136,7 +136,7 @@ def test_cross_pod_rules_are_all_reported() -> None:
     errors = "\n".join(errors_of(spec, groups))
     assert "cluster_federation.pods.pod1: unknown key 'qos'" in errors
     assert "QOS live in the one accounting database" in errors
-    assert "host 'p1-gpu01' is in pods pod1, pod2" in errors
+    assert "inventory: host p1-gpu01 in pods pod1, pod2; a node belongs to one cluster" in errors
     assert "login hosts stray-login are in no pod" in errors
     assert "pods.pod2.slurm_release: 22.05 is outside the window of the shared slurmdbd (24.11" in errors
     assert "pods.pod2.slurm_config.AccountingStorageHost: every pod uses the one slurmdbd" in errors
@@ -267,3 +267,11 @@ def test_upgrade_path_names_the_releases_to_go_through() -> None:
     assert [str(r) for r in path] == ["23.11", "24.11"]
     assert [str(r) for r in upgrade_path(Release.parse("24.11"), Release.parse("26.05"))] == ["26.05"]
     assert upgrade_path(Release.parse("24.11"), Release.parse("24.11")) == []
+
+
+def test_a_group_put_in_two_pods_is_one_problem_with_its_hosts_folded() -> None:
+    """The whole compute group of pod1 listed under pod2 as well: one line, not one per node."""
+    groups = fed_groups()
+    groups["pod2"] = [*groups["pod2"], "p1-gpu01", "p1-gpu02"]
+    found = [error for error in errors_of(fed_spec(), groups) if "in pods" in error]
+    assert found == ["inventory: hosts p1-gpu[01-02] in pods pod1, pod2; a node belongs to one cluster, keep it in one"]

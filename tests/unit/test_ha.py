@@ -13,6 +13,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import (
 
 ADDRESSES = {"ctl1": "10.0.0.11", "ctl2": "10.0.0.12"}
 IPMI = {"agent": "fence_ipmilan", "ip": "10.1.0.11", "username": "admin", "password": "secret"}
+IPMI2 = {**IPMI, "ip": "10.1.0.12"}
 
 
 def test_vip_in_the_controllers_network_passes() -> None:
@@ -25,6 +26,38 @@ def test_vip_outside_network_or_taken_or_malformed() -> None:
     assert "not an IP address" in vip_errors("ctl-vip", 24, ADDRESSES)[0]
 
 
+def test_a_vip_prefix_is_a_prefix_length_of_its_family() -> None:
+    assert vip_errors("10.0.0.10", 33, ADDRESSES) == [
+        "pacemaker_vip_cidr_netmask 33 is not a prefix length of pacemaker_vip 10.0.0.10 (1-32); give the bits of the "
+        "controllers' network, e.g. 24"
+    ]
+    assert "(1-32)" in vip_errors("10.0.0.10", "24 ", ADDRESSES)[0]
+    assert vip_errors("2001:db8::10", 64, {}) == []
+
+
+def test_two_controllers_fenced_through_one_bmc_are_refused() -> None:
+    """Fencing the lost controller would power off the one taking over; a hypervisor (fence_virsh) is shared by
+    design - Pacemaker names the machine to it."""
+    assert fencing_errors(["ctl1", "ctl2"], {"ctl1": IPMI, "ctl2": dict(IPMI)}, False) == [
+        "ctl1, ctl2: their fence devices are the same (fence_ipmilan at 10.1.0.11): fencing one would power off the "
+        "other, which should take over; give each controller its own BMC address"
+    ]
+    virsh = {"agent": "fence_virsh", "ip": "10.1.0.250", "username": "root", "password": "secret"}
+    assert fencing_errors(["ctl1", "ctl2"], {"ctl1": virsh, "ctl2": virsh}, False) == []
+
+
+def test_fence_options_are_the_agents_key_value() -> None:
+    devices = {
+        "ctl1": {**IPMI, "options": ["lanplus=1"]},
+        "ctl2": {**IPMI, "ip": "10.1.0.12", "options": ["lanplus 1"]},
+    }
+    assert fencing_errors(["ctl1", "ctl2"], devices, False) == [
+        "ctl2: fence device options 'lanplus 1' are not the agent's key=value (e.g. lanplus=1, ssl_insecure=1)"
+    ]
+    devices["ctl2"]["options"] = "lanplus=1"
+    assert "is not a list of key=value" in fencing_errors(["ctl1", "ctl2"], devices, False)[0]
+
+
 def test_every_controller_needs_a_complete_fence_device() -> None:
     devices = {"ctl1": IPMI, "ctl2": {"agent": "fence_redfish", "ip": "10.1.0.12", "username": "admin"}}
     assert fencing_errors(["ctl1", "ctl2"], devices, False) == ["ctl2: fence_redfish device lacks password"]
@@ -33,7 +66,7 @@ def test_every_controller_needs_a_complete_fence_device() -> None:
     assert "'fence_xvm' is not one of" in fencing_errors(["ctl1", "ctl2"], wrong, False)[0]
     bad_ip = {"ctl1": IPMI, "ctl2": {**IPMI, "ip": "bmc-2"}}
     assert "not an IP address" in fencing_errors(["ctl1", "ctl2"], bad_ip, False)[0]
-    stray = {"ctl1": IPMI, "ctl2": IPMI, "ctl3": IPMI}
+    stray = {"ctl1": IPMI, "ctl2": {**IPMI, "ip": "10.1.0.12"}, "ctl3": IPMI}
     assert fencing_errors(["ctl1", "ctl2"], stray, False) == [
         "pacemaker_fence_devices names ctl3, which is not a controller"
     ]
@@ -50,13 +83,13 @@ def test_pair_is_two_controllers() -> None:
 
 
 def test_filter_gathers_all_findings() -> None:
-    settings = {"vip": "10.0.0.10", "cidr_netmask": 24, "fence_devices": {"ctl1": IPMI, "ctl2": IPMI}}
+    settings = {"vip": "10.0.0.10", "cidr_netmask": 24, "fence_devices": {"ctl1": IPMI, "ctl2": IPMI2}}
     assert pacemaker_errors(["ctl1", "ctl2"], ADDRESSES, settings) == []
     assert len(pacemaker_errors(["ctl1"], {"ctl1": "10.0.0.11"}, {"vip": "x"})) == 3
 
 
 def test_the_vip_slurm_conf_names_is_the_pairs_vip_or_none() -> None:
-    settings = {"vip": "10.0.0.10", "fence_devices": {"ctl1": IPMI, "ctl2": IPMI}}
+    settings = {"vip": "10.0.0.10", "fence_devices": {"ctl1": IPMI, "ctl2": IPMI2}}
     assert pacemaker_errors(["ctl1", "ctl2"], ADDRESSES, {**settings, "slurm_vip": "10.0.0.10"}) == []
     assert pacemaker_errors(["ctl1", "ctl2"], ADDRESSES, {**settings, "slurm_vip": ""}) == []
     pod = {**settings, "slurm_vip": "10.0.0.20", "slurm_vip_variable": "cluster_federation.pods.pod2.controller_vip"}

@@ -17,6 +17,11 @@ VALIDATING += ["firewall", "gpu", "containers", "user_env"]
 IPMI = {"agent": "fence_ipmilan", "ip": "10.1.0.11", "username": "admin", "password": "secret"}
 
 
+def _bmcs(hosts: list[str]) -> dict[str, dict[str, str]]:
+    """An IPMI fence device per host, each with its own BMC address."""
+    return {host: {**IPMI, "ip": f"10.1.0.{11 + i}"} for i, host in enumerate(hosts)}
+
+
 @pytest.mark.parametrize("role", VALIDATING)
 def test_every_validated_role_has_its_check_and_its_validate_specs(role: str) -> None:
     """The action reads __<role>_problems (the cluster role: __cluster_spec, for the model) from the role's vars,
@@ -106,7 +111,7 @@ def _pods() -> tuple[dict[str, list[str]], dict[str, dict[str, Any]], dict[str, 
 def test_each_pods_pair_is_checked_with_the_vip_its_hosts_see() -> None:
     """Each pod's pair on a network of its own: its VIP is checked against its own controllers' addresses."""
     groups, hostvars, federation, addresses = _pods()
-    shared = {"vip": "", "cidr_netmask": 24, "fence_devices": dict.fromkeys(groups["controllers"], IPMI)}
+    shared = {"vip": "", "cidr_netmask": 24, "fence_devices": _bmcs(groups["controllers"])}
     leaders = ["p1-ctl01", "p2-ctl01"]
     assert pacemaker_pairs_errors(leaders, groups, hostvars, federation, addresses, shared=shared) == []
     # a pacemaker_vip in pod2's group_vars must agree with the pod's controller_vip
@@ -128,7 +133,7 @@ def test_one_pair_outside_a_federation_takes_the_roles_vip() -> None:
         "ctl1": {"group_names": ["controllers"], "cluster_controller_vip": "10.0.0.9"}
     }
     addresses = {"ctl1": "10.0.0.11", "ctl2": "10.0.0.12"}
-    shared = {"vip": "10.0.0.10", "fence_devices": {"ctl1": IPMI, "ctl2": IPMI}}
+    shared = {"vip": "10.0.0.10", "fence_devices": _bmcs(["ctl1", "ctl2"])}
     found = pacemaker_pairs_errors(["ctl1"], groups, hostvars, None, addresses, shared=shared)
     assert len(found) == 1 and found[0].startswith("cluster_controller_vip 10.0.0.9 is not the pair's pacemaker_vip")
 
