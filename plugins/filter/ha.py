@@ -36,7 +36,7 @@ def pacemaker_errors(
     vip = str(settings.get("vip") or "")
     errors += vip_errors(
         vip,
-        int(settings.get("cidr_netmask", 24)),
+        settings.get("cidr_netmask", 24),
         addresses,
         str(settings.get("vip_variable") or "pacemaker_vip"),
         netmask_variable="pacemaker_vip_cidr_netmask",

@@ -11,6 +11,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring import (
     alertmanager_config,
     alertmanager_errors,
+    exporter_errors,
     prometheus_config_of,
     settings_errors,
 )
@@ -73,10 +74,13 @@ def monitoring_alertmanager_errors(route: Any, receivers: Any) -> list[str]:
     return alertmanager_errors(route, receivers)
 
 
-def monitoring_settings_errors(durations: Mapping[str, Any], ports: Mapping[str, Any]) -> list[str]:
+def monitoring_settings_errors(
+    durations: Mapping[str, Any], ports: Mapping[str, Any], exporters: Mapping[str, Any] | None = None
+) -> list[str]:
     """What Prometheus and the exporters would not start with: ``durations`` and ``ports`` by variable name (a
-    duration Prometheus does not read, a port out of range, taken twice or a Slurm daemon's)."""
-    return settings_errors(durations, ports)
+    duration Prometheus does not read, a port out of range, taken twice or a Slurm daemon's), and ``exporters``'
+    settings (the Slurm exporter's timeout and connection cap, mysqld_exporter's grants: least privilege)."""
+    return settings_errors(durations, ports) + exporter_errors(exporters or {})
 
 
 def monitoring_alertmanager_config(

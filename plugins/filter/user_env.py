@@ -46,6 +46,58 @@ def user_env_module_files(
     }
 
 
+# System trees a generated directory may not be (nor hold): the role removes what it did not write there.
+SYSTEM_DIRS = (
+    "/",
+    "/etc",
+    "/usr",
+    "/usr/share",
+    "/usr/local",
+    "/opt",
+    "/var",
+    "/srv",
+    "/home",
+    "/root",
+    "/tmp",
+    "/apps",
+)
+
+
+def _within(path: str, other: str) -> bool:
+    return path == other or path.startswith(other.rstrip("/") + "/")
+
+
+def user_env_modules_dir_errors(directory: Any, site_dirs: Any = (), shared: Any = ()) -> list[str]:
+    """user_env_modules_dir is the role's own directory, purged of every file it did not write: an absolute path on
+    the node's own disk that is no system tree, none of the site's modulefile directories (user_env_modules_site_dirs)
+    nor inside or above one, and not on a file system the nodes share (``shared``: lists of the NFS, filer and Lustre
+    mounts, each a mount point or a mapping with its path) - there every node would purge the others' and the site's
+    files."""
+    text = str(directory or "").rstrip("/") or "/"
+    if not text.startswith("/") or "/../" in f"{text}/":
+        return [f"user_env_modules_dir: {directory!r} is not an absolute path (e.g. /etc/gpucluster/modulefiles)"]
+    problems = []
+    if text in SYSTEM_DIRS:
+        problems.append(
+            f"user_env_modules_dir: {text} is a system directory; the role removes every file there it did not write - "
+            "give it a directory of its own (the default /etc/gpucluster/modulefiles)"
+        )
+    for site in [str(d).rstrip("/") for d in (site_dirs or ()) if str(d).startswith("/")]:
+        if _within(text, site) or _within(site, text):
+            problems.append(
+                f"user_env_modules_dir: {text} overlaps the site's modulefiles {site} (user_env_modules_site_dirs); "
+                "the role would remove the site's modulefiles - give the generated ones a directory of their own"
+            )
+    mounts = [m.get("path") if isinstance(m, Mapping) else m for group in shared or () for m in group or ()]
+    for mount in [str(d).rstrip("/") for d in mounts if str(d).startswith("/")]:
+        if _within(text, mount):
+            problems.append(
+                f"user_env_modules_dir: {text} is on {mount}, which the nodes share; each node would remove the "
+                "others' modulefiles - keep it on the node's own disk (the default /etc/gpucluster/modulefiles)"
+            )
+    return problems
+
+
 def _index_problem(name: str, url: Any) -> str:
     if not isinstance(url, str) or any(c.isspace() for c in url) or not url.isprintable():
         return f"{name}: {url!r} is not one URL (a space or a line break would split pip.conf's value)"
@@ -92,4 +144,5 @@ class FilterModule:
             "user_env_modulefiles": user_env_modulefiles,
             "user_env_module_files": user_env_module_files,
             "user_env_pip_errors": user_env_pip_errors,
+            "user_env_modules_dir_errors": user_env_modules_dir_errors,
         }

@@ -249,10 +249,10 @@ def _pod_membership(federation: Federation, groups: Mapping[str, Sequence[str]])
     for host, pods in owner.items():
         if len(pods) > 1:
             shared.setdefault(tuple(pods), []).append(host)
-    for pods, hosts in sorted(shared.items()):
+    for names, hosts in sorted(shared.items()):
         # (one line per set of pods, the hosts folded: a group put in two pods is one mistake, not 640)
         errors.append(
-            f"inventory: {'host' if len(hosts) == 1 else 'hosts'} {fold(hosts)} in pods {', '.join(pods)}; a node "
+            f"inventory: {'host' if len(hosts) == 1 else 'hosts'} {fold(hosts)} in pods {', '.join(names)}; a node "
             "belongs to one cluster, keep it in one"
         )
     for role in POD_ROLE_GROUPS:

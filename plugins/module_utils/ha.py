@@ -37,7 +37,7 @@ def fence_packages(devices: Mapping[str, Any], per_agent: bool) -> list[str]:
 
 def vip_errors(
     vip: str,
-    prefix: int,
+    prefix: Any,
     addresses: Mapping[str, str],
     variable: str = "pacemaker_vip",
     hosts: str = "controllers",
@@ -215,7 +215,7 @@ def login_pool_errors(logins: Sequence[str], addresses: Mapping[str, str], setti
             "login nodes: add one, or leave login_pool_vip unset for a single login node"
         )
     vip = str(settings.get("vip") or "")
-    errors += vip_errors(vip, int(settings.get("cidr_netmask", 24)), addresses, "login_pool_vip", "login nodes")
+    errors += vip_errors(vip, settings.get("cidr_netmask", 24), addresses, "login_pool_vip", "login nodes")
     for variable, other in (settings.get("other_vips") or {}).items():
         if other and str(other) == vip:
             errors.append(f"login_pool_vip {vip} is also {variable}; each VIP needs its own address")

@@ -292,6 +292,49 @@ _SLURM_PORTS = {6817: "slurmctld", 6818: "slurmd", 6819: "slurmdbd", 6820: "slur
 _SRUN_PORTS = range(60001, 63001)
 
 
+# MariaDB's global privileges (10.5 and later names, and the older ones it still takes) a GRANT ... ON *.* takes;
+# SELECT and ALL would let mysqld_exporter read every database, the password hashes of mysql.user among them.
+MARIADB_PRIVILEGES = frozenset(
+    {
+        "BINLOG MONITOR",
+        "CONNECTION ADMIN",
+        "PROCESS",
+        "RELOAD",
+        "REPLICA MONITOR",
+        "REPLICATION CLIENT",
+        "SHOW DATABASES",
+        "SLAVE MONITOR",
+        "USAGE",
+    }
+)
+READ_EVERYTHING = frozenset({"SELECT", "ALL", "ALL PRIVILEGES", "SUPER", "FILE"})
+
+
+def exporter_errors(settings: Mapping[str, Any]) -> list[str]:
+    """The Slurm exporter's client timeout and connection cap (0 would let idle clients hold it for ever or serve
+    none) and mysqld_exporter's grants (``settings``: variable -> value): privileges MariaDB knows, none that reads
+    every database."""
+    errors = []
+    for name, top in (("monitoring_slurm_exporter_timeout", 3600), ("monitoring_slurm_exporter_max_connections", 4096)):
+        if name in settings and not whole_in_range(settings[name], 1, top):
+            errors.append(f"{name}: {settings[name]!r} is not a whole number of 1-{top}")
+    privileges = settings.get("monitoring_mysqld_exporter_db_privileges") or []
+    for privilege in privileges if isinstance(privileges, Sequence) and not isinstance(privileges, str) else []:
+        word = " ".join(str(privilege).upper().split())
+        if word in READ_EVERYTHING:
+            errors.append(
+                f"monitoring_mysqld_exporter_db_privileges: {privilege} would let mysqld_exporter read every database "
+                "(mysql.user's password hashes too); its collectors need PROCESS and SLAVE MONITOR (REPLICATION "
+                "CLIENT before MariaDB 10.5)"
+            )
+        elif word not in MARIADB_PRIVILEGES:
+            errors.append(
+                f"monitoring_mysqld_exporter_db_privileges: {privilege!r} is not a global privilege a monitoring user "
+                f"needs; use {', '.join(sorted(MARIADB_PRIVILEGES))}"
+            )
+    return errors
+
+
 def settings_errors(durations: Mapping[str, Any], ports: Mapping[str, Any]) -> list[str]:
     """What Prometheus, Alertmanager and the exporters would not start with, by variable: a duration Prometheus does
     not read (it stops on its command line or prometheus.yml), a port outside 1-65535, two of the monitoring

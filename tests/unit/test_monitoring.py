@@ -369,3 +369,24 @@ def test_durations_and_ports_prometheus_and_the_exporters_would_not_start_with_a
         "monitoring_dcgm_exporter_port: 61000 is srun's port range 60001-63000's; choose another port",
         "monitoring_slurm_exporter_port: True is not a TCP port (1-65535)",
     ]
+
+
+def test_exporters_have_a_timeout_a_cap_and_the_least_grants() -> None:
+    from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring import exporter_errors
+
+    good = {
+        "monitoring_slurm_exporter_timeout": 10,
+        "monitoring_slurm_exporter_max_connections": 16,
+        "monitoring_mysqld_exporter_db_privileges": ["PROCESS", "slave  monitor"],
+    }
+    assert exporter_errors(good) == []
+    assert exporter_errors({**good, "monitoring_slurm_exporter_timeout": 0}) == [
+        "monitoring_slurm_exporter_timeout: 0 is not a whole number of 1-3600"
+    ]
+    wide = exporter_errors({**good, "monitoring_mysqld_exporter_db_privileges": ["PROCESS", "SELECT"]})
+    assert wide == [
+        "monitoring_mysqld_exporter_db_privileges: SELECT would let mysqld_exporter read every database (mysql.user's "
+        "password hashes too); its collectors need PROCESS and SLAVE MONITOR (REPLICATION CLIENT before MariaDB 10.5)"
+    ]
+    typo = exporter_errors({**good, "monitoring_mysqld_exporter_db_privileges": ["SELECT ON *.*"]})
+    assert typo[0].startswith("monitoring_mysqld_exporter_db_privileges: 'SELECT ON *.*' is not a global privilege")

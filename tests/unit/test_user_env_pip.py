@@ -51,3 +51,27 @@ def test_the_settings_that_pass_make_the_pip_conf_pip_reads() -> None:
     assert parser["global"]["index-url"] == index
     assert parser["global"]["extra-index-url"].split() == extra
     assert parser["global"]["trusted-host"].split() == trusted
+
+
+def test_the_generated_modulefiles_directory_is_the_roles_own() -> None:
+    """The role removes from user_env_modules_dir every file it did not write: the site's modulefiles, a system tree
+    or a directory the nodes share would be emptied."""
+    from ansible_collections.gpucluster.cluster.plugins.filter.user_env import user_env_modules_dir_errors
+
+    site = ["/etc/lmod/modules", "/apps/modulefiles"]
+    shared = [["/home", "/apps", "/data"], [{"path": "/scratch", "src": "filer:/scratch"}], []]
+    assert user_env_modules_dir_errors("/etc/gpucluster/modulefiles", site, shared) == []
+    assert user_env_modules_dir_errors("/opt/gpucluster/modulefiles/", site, shared) == []
+    assert user_env_modules_dir_errors("modules", site, shared) == [
+        "user_env_modules_dir: 'modules' is not an absolute path (e.g. /etc/gpucluster/modulefiles)"
+    ]
+    assert user_env_modules_dir_errors("/apps/modulefiles", site, [])[0].startswith(
+        "user_env_modules_dir: /apps/modulefiles overlaps the site's modulefiles /apps/modulefiles"
+    )
+    assert user_env_modules_dir_errors("/usr/local", [], [])[0].startswith(
+        "user_env_modules_dir: /usr/local is a system directory"
+    )
+    assert user_env_modules_dir_errors("/scratch/mods", [], shared) == [
+        "user_env_modules_dir: /scratch/mods is on /scratch, which the nodes share; each node would remove the "
+        "others' modulefiles - keep it on the node's own disk (the default /etc/gpucluster/modulefiles)"
+    ]
