@@ -18,11 +18,16 @@ def slurm_state_archive(found: Mapping[str, Any], named: Any = "") -> dict[str, 
     return newest_archive(files, str(named or ""))
 
 
-def backup_settings_errors(prefix: str, calendar: Any, directory: Any, keep: Any) -> list[str]:
+def backup_settings_errors(
+    prefix: str, calendar: Any, directory: Any, keep: Any, kept_from: Mapping[str, Any] | None = None
+) -> list[str]:
     """What is wrong with a backup timer's settings, named <prefix>_calendar, <prefix>_dir and <prefix>_keep: a
     calendar systemd cannot read (the timer never fires), a relative directory, fewer than 1 backup kept (each
-    deleted as soon as it is made)."""
-    return settings_errors((f"{prefix}_calendar", calendar), (f"{prefix}_dir", directory), (f"{prefix}_keep", keep))
+    deleted as soon as it is made), a directory inside what the backups are of (``kept_from``: its name -> its
+    directory)."""
+    return settings_errors(
+        (f"{prefix}_calendar", calendar), (f"{prefix}_dir", directory), (f"{prefix}_keep", keep), kept_from or {}
+    )
 
 
 class FilterModule:

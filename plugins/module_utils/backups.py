@@ -38,14 +38,26 @@ def calendar_error(spec: str) -> str:
     )
 
 
-def settings_errors(calendar: tuple[str, Any], directory: tuple[str, Any], keep: tuple[str, Any]) -> list[str]:
+def settings_errors(
+    calendar: tuple[str, Any], directory: tuple[str, Any], keep: tuple[str, Any], kept_from: Mapping[str, Any] = {}
+) -> list[str]:
     """A backup timer's settings, each (variable, value): a calendar systemd reads, an absolute directory and a
-    number of backups to keep of at least 1 (0 would delete each backup as soon as it is made)."""
+    number of backups to keep of at least 1 (0 would delete each backup as soon as it is made). ``kept_from``: what
+    the backups are of -> its directory, which the backup directory may not be in (a state restore empties
+    StateSaveLocation, a Galera state transfer replaces the MariaDB data directory: the backups would go with it)."""
     errors = []
     if problem := calendar_error(str(calendar[1])):
         errors.append(f"{calendar[0]}: {problem}")
     if not re.fullmatch(r"/[^\s]*", str(directory[1])):
         errors.append(f"{directory[0]}: {directory[1]!r} is not an absolute path")
+    path = str(directory[1]).rstrip("/")
+    for what, source in kept_from.items():
+        inside = str(source or "").rstrip("/")
+        if inside and (path == inside or path.startswith(inside + "/")):
+            errors.append(
+                f"{directory[0]}: {directory[1]} is inside {what} ({source}), which the backups are of; a restore or "
+                "state transfer that replaces it would take the backups with it - keep them beside it (the default)"
+            )
     count = keep[1]
     if not whole_in_range(count, 1):
         errors.append(

@@ -975,6 +975,15 @@ PATH_KEYS = frozenset(
 )
 
 
+# The daemons' own directories (the slurm role owns them; playbooks/restore-state.yml empties StateSaveLocation
+# before it unpacks an archive) and the system trees none of them may be.
+SPOOL_KEYS = {"statesavelocation": "slurmctld", "slurmdspooldir": "slurmd"}
+SYSTEM_TREES = frozenset(
+    {"", "/etc", "/usr", "/var", "/var/lib", "/var/spool", "/var/log", "/var/tmp", "/home", "/tmp", "/opt", "/root"}
+    | {"/boot", "/dev", "/proc", "/sys", "/run", "/srv", "/mnt", "/media", "/bin", "/sbin", "/lib", "/apps", "/data"}
+)
+
+
 def check_slurm_config(cluster: Cluster) -> list[str]:
     errors = []
     release = str(cluster.release)
@@ -986,6 +995,12 @@ def check_slurm_config(cluster: Cluster) -> list[str]:
             errors.append(
                 f"cluster_slurm_config.{key}: {value!r} is not an absolute path; the daemons would take it from "
                 "their working directory - write the full path, e.g. /var/spool/slurmctld"
+            )
+        elif key.lower() in SPOOL_KEYS and str(value).rstrip("/") in SYSTEM_TREES:
+            errors.append(
+                f"cluster_slurm_config.{key}: {value} is a system directory; the roles make it the daemon's own "
+                "(owner, mode) and a state restore empties it - give the daemon a directory of its own, e.g. "
+                f"{str(value).rstrip('/')}/{SPOOL_KEYS[key.lower()]}"
             )
         elif key.lower() != "include":
             unknown = key_error(f"cluster_slurm_config.{key}", key, "slurm.conf", release)

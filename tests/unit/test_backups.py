@@ -28,3 +28,18 @@ def test_no_archive_is_an_error_naming_the_controllers() -> None:
         "error": "no archive of StateSaveLocation on ctl01 or ctl02"
     }
     assert slurm_state_archive({"ctl01": None}) == {"error": "no archive of StateSaveLocation on ctl01"}
+
+
+def test_backups_are_kept_outside_what_they_are_of() -> None:
+    """A restore empties StateSaveLocation, a Galera state transfer replaces the data directory: backups inside
+    would go with it."""
+    from ansible_collections.gpucluster.cluster.plugins.filter.backups import backup_settings_errors
+
+    state = {"StateSaveLocation": "/srv/slurmctld/"}
+    assert backup_settings_errors("slurm_state_backup", "daily", "/var/backups/gpucluster/slurmctld", 7, state) == []
+    assert backup_settings_errors("slurm_state_backup", "daily", "/srv/slurmctld-backups", 7, state) == []
+    assert backup_settings_errors("slurm_state_backup", "daily", "/srv/slurmctld/backups", 7, state) == [
+        "slurm_state_backup_dir: /srv/slurmctld/backups is inside StateSaveLocation (/srv/slurmctld/), which the "
+        "backups are of; a restore or state transfer that replaces it would take the backups with it - keep them "
+        "beside it (the default)"
+    ]

@@ -586,6 +586,12 @@ CASES: list[tuple[str, Mutation, str]] = [
         _set("qos", {"low": {"preempt_mode": "REQUEU"}}),
         "cluster_qos.low.preempt_mode: 'REQUEU' is not a preemption mode sacctmgr takes",
     ),
+    (
+        "state save location a system tree",
+        _set("slurm_config", {"StateSaveLocation": "/srv/"}),
+        "cluster_slurm_config.StateSaveLocation: /srv/ is a system directory; the roles make it the daemon's own "
+        "(owner, mode) and a state restore empties it - give the daemon a directory of its own, e.g. /srv/slurmctld",
+    ),
     ("partition option not yes or no", _set("partitions.0.options", {"Hidden": "maybe"}), "'maybe' is not yes or no"),
     (
         "select parameter misspelled",
