@@ -156,7 +156,13 @@ SECTIONS: tuple[Section, ...] = (
         (
             Key("priority", "mapping", "`{}`", "`cluster_scheduling.priority`"),
             Key("preempt", "mapping", "`{}`", "`cluster_scheduling.preempt`"),
-            Key("select_type_parameters", "list", "`[CR_Core_Memory]`", "SelectTypeParameters"),
+            Key(
+                "select_type_parameters",
+                "list",
+                "`[CR_Core_Memory]`",
+                "SelectTypeParameters: exactly one CR_CPU, CR_Core or CR_Socket (with _Memory or not), then options "
+                "such as CR_Pack_Nodes, CR_ONE_TASK_PER_CORE",
+            ),
             Key("scheduler_parameters", "list", "`[]`", "SchedulerParameters"),
         ),
     ),
@@ -207,7 +213,13 @@ SECTIONS: tuple[Section, ...] = (
             Key("epilog_slurmctld", "list", "`[]`", "the controllers' EpilogSlurmctld scripts"),
             Key("task_prolog", "path", NONE, "TaskProlog: an absolute path on the nodes"),
             Key("task_epilog", "path", NONE, "TaskEpilog: an absolute path on the nodes"),
-            Key("prolog_flags", "list", "`[]`", "PrologFlags (Alloc, Contain, ...)"),
+            Key(
+                "prolog_flags",
+                "list",
+                "`[]`",
+                "PrologFlags: Alloc, Contain, DeferBatch, NoHold (not with Contain or X11), Serial, X11, "
+                "ForceRequeueOnFail (23.02+), RunInJob (24.05+, not with Serial)",
+            ),
             Key(
                 "user_dirs",
                 "list",

@@ -100,7 +100,8 @@ CGROUP_BOOLEANS = frozenset(
 
 # PartitionName options by the value slurmctld reads (seen with the real slurmctld of 22.05 and 26.05: "MaxMemPerNode
 # value (64G) is not a valid number", then "Unable to process configuration file"): whole numbers, or UNLIMITED /
-# INFINITE, with the largest each takes; yes/no words.
+# INFINITE, with the largest each takes; yes/no words. (The power-saving times take words of their own - SuspendTime=-1,
+# NONE - and are left to slurmctld.)
 PARTITION_NUMBERS: dict[str, int] = {
     "defmempercpu": 2**64 - 2,
     "defmempernode": 2**64 - 2,
@@ -112,9 +113,6 @@ PARTITION_NUMBERS: dict[str, int] = {
     "minnodes": 2**32 - 2,
     "overtimelimit": 2**16 - 2,
     "priorityjobfactor": 2**16 - 1,
-    "resumetimeout": 2**32 - 2,
-    "suspendtime": 2**32 - 2,
-    "suspendtimeout": 2**32 - 2,
 }
 PARTITION_BOOLEANS = frozenset(
     {"disablerootjobs", "exclusivetopo", "exclusiveuser", "hidden", "lln", "powerdownonidle", "reqresv", "rootonly"}
