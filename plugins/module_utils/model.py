@@ -151,6 +151,10 @@ class _Reader:
             self.error(f"{_at(where, key)}: expected a string, got {_kind(value)}")
             return default
         if choices and value not in choices:
+            # Slurm reads its words in any case (State=up, AutoDetect=NVML): the choice as the model spells it
+            spelled = {choice.lower(): choice for choice in choices}
+            if value.lower() in spelled:
+                return spelled[value.lower()]
             self.error(f"{_at(where, key)}: '{value}' is not one of {', '.join(choices)}")
             return default
         return value
@@ -168,7 +172,9 @@ class _Reader:
                 f"'{_sexagesimal(value)}' (or '{value}' if minutes were meant)"
             )
             return default
-        return self.string(data, key, where, default=default)
+        text = self.string(data, key, where, default=default)
+        # UNLIMITED and INFINITE in any case, as slurmctld and sacctmgr read them
+        return text.upper() if text.upper() in ("UNLIMITED", "INFINITE") else text
 
     def boolean(self, data: Mapping[str, Any], key: str, where: str, *, default: bool = False) -> bool:
         """true/false, or the words Ansible's bool filter reads (-e key=false arrives as the string 'false')."""
@@ -372,7 +378,8 @@ def _read_cluster(reader: _Reader, spec: Mapping[str, Any], groups: Mapping[str,
         partitions=partitions,
         qos=qos,
         scheduling=scheduling,
-        accounting_enforce=reader.strings(accounting, "enforce", "cluster_accounting"),
+        # (AccountingStorageEnforce's words in any case, as slurmctld reads them)
+        accounting_enforce=tuple(word.lower() for word in reader.strings(accounting, "enforce", "cluster_accounting")),
         accounting_tres=reader.strings(accounting, "tres", "cluster_accounting"),
         job_scripts=_read_job_scripts(reader, spec.get("job_scripts")),
         job_submit=_read_job_submit(reader, spec.get("job_submit"), partitions, node_types),

@@ -777,3 +777,24 @@ def test_hosts_carry_features_and_weights_of_their_own() -> None:
     errors = inventory_errors(spec, groups)
     assert any("cluster_node_types.h100.host_weights.cpu01: cpu01 not hosts of this node type" in e for e in errors)
     assert any("'a|b' may hold letters" in e for e in errors), errors
+
+
+def test_slurms_words_are_taken_in_any_case_and_written_as_the_model_spells_them() -> None:
+    """slurmctld reads State=up, MaxTime=unlimited, AutoDetect=NVML and AccountingStorageEnforce=Limits (checked
+    with the real slurmctld of 22.05 and 26.05): refusing them refused right inventories."""
+    spec, groups = valid_spec(), valid_groups()
+    spec["partitions"][0].update(state="drain", max_time="unlimited")
+    spec["node_types"]["h100"]["gpu"]["autodetect"] = "NVML"
+    spec["fabric"]["topology"] = "Tree"
+    spec.update(
+        accounting={"enforce": ["Associations", "Limits", "QOS"]},
+        scheduling={"priority": {"type": "Multifactor"}, "preempt": {"type": "QOS", "mode": ["requeue"]}},
+    )
+    spec["qos"] = {"normal": {"max_wall": "Infinite"}, "low": {}, "high": {"preempt": ["low"]}}
+    assert inventory_errors(spec, groups) == []
+    cluster = build_cluster(spec, groups)
+    partition = cluster.partitions[0]
+    assert (partition.state, partition.max_time) == ("DRAIN", "UNLIMITED")
+    assert cluster.node_type("h100").gpu.autodetect == "nvml"  # type: ignore[union-attr]
+    assert cluster.accounting_enforce == ("associations", "limits", "qos")
+    assert (cluster.scheduling.priority_type, cluster.scheduling.preempt_type) == ("multifactor", "qos")
