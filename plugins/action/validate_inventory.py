@@ -1,7 +1,8 @@
 """Tier-1 validation of the inventory on the Ansible controller, in one task: the Ansible version, then for each role
 named, the values its argument specs name (its ``validate`` entry point's, and its ``main`` entry point's: what its
 deployment reads - as the validation host sees them, and as the first host of each group does), then the role's own
-check of its settings (``__<role>_problems`` in its vars: plugin_utils/tier1.py), and a lifecycle playbook's
+check of its settings (``__<role>_problems`` in its vars: plugin_utils/tier1.py; again with a group's values where its
+first host gets other values of the role's options from the group's group_vars), and a lifecycle playbook's
 --limit. Every problem at once (``problems``); with the cluster role, the run's plan built by the model's
 validation, returned as the fact ``cluster_plan`` (the task delegates its facts to localhost). With ``stop``, the
 task fails on the problems.
