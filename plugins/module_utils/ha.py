@@ -143,13 +143,17 @@ def _fence_option_errors(controllers: Sequence[str], devices: Mapping[str, Any])
         if options is None:
             continue
         if isinstance(options, (str, Mapping)) or not isinstance(options, Sequence):
-            errors.append(f"{host}: fence device options {options!r} is not a list of key=value, e.g. [lanplus=1]")
+            errors.append(f"{host}: fence device options is not a list of key=value, e.g. [lanplus=1]")
             continue
-        wrong = [str(option) for option in options if not _FENCE_OPTION.match(str(option))]
+        # (named by position and first word only: a misspelled option may hold a password)
+        wrong = [
+            f"options[{i}] ({(str(option).split() or [''])[0][:20]}...)"
+            for i, option in enumerate(options)
+            if not _FENCE_OPTION.match(str(option))
+        ]
         if wrong:
             errors.append(
-                f"{host}: fence device options {', '.join(repr(option) for option in wrong)} are not the agent's "
-                "key=value (e.g. lanplus=1, ssl_insecure=1)"
+                f"{host}: fence device {', '.join(wrong)} not the agent's key=value (e.g. lanplus=1, ssl_insecure=1)"
             )
     return errors
 

@@ -52,8 +52,11 @@ def test_fence_options_are_the_agents_key_value() -> None:
         "ctl2": {**IPMI, "ip": "10.1.0.12", "options": ["lanplus 1"]},
     }
     assert fencing_errors(["ctl1", "ctl2"], devices, False) == [
-        "ctl2: fence device options 'lanplus 1' are not the agent's key=value (e.g. lanplus=1, ssl_insecure=1)"
+        "ctl2: fence device options[0] (lanplus...) not the agent's key=value (e.g. lanplus=1, ssl_insecure=1)"
     ]
+    # a misspelled option may hold the BMC password: the message shows its first word only
+    devices["ctl2"]["options"] = ["passwd s3cret-bmc"]
+    assert "s3cret" not in " ".join(fencing_errors(["ctl1", "ctl2"], devices, False))
     devices["ctl2"]["options"] = "lanplus=1"
     assert "is not a list of key=value" in fencing_errors(["ctl1", "ctl2"], devices, False)[0]
 
