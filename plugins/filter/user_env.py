@@ -82,14 +82,21 @@ def user_env_modules_dir_errors(directory: Any, site_dirs: Any = (), shared: Any
             f"user_env_modules_dir: {text} is a system directory; the role removes every file there it did not write - "
             "give it a directory of its own (the default /etc/gpucluster/modulefiles)"
         )
-    for site in [str(d).rstrip("/") for d in (site_dirs or ()) if str(d).startswith("/")]:
+    # (a list given as one string is split as Ansible's argument specs split it)
+    sites = str(site_dirs).split(",") if isinstance(site_dirs, str) else list(site_dirs or ())
+    for site in [str(d).strip().rstrip("/") for d in sites if str(d).strip().startswith("/")]:
+        if not site:
+            continue
         if _within(text, site) or _within(site, text):
             problems.append(
                 f"user_env_modules_dir: {text} overlaps the site's modulefiles {site} (user_env_modules_site_dirs); "
                 "the role would remove the site's modulefiles - give the generated ones a directory of their own"
             )
-    mounts = [m.get("path") if isinstance(m, Mapping) else m for group in shared or () for m in group or ()]
-    for mount in [str(d).rstrip("/") for d in mounts if str(d).startswith("/")]:
+    groups = [str(group).split(",") if isinstance(group, str) else group or () for group in shared or ()]
+    mounts = [m.get("path") if isinstance(m, Mapping) else m for group in groups for m in group]
+    for mount in [str(d).strip().rstrip("/") for d in mounts if str(d).strip().startswith("/")]:
+        if not mount:
+            continue
         if _within(text, mount):
             problems.append(
                 f"user_env_modules_dir: {text} is on {mount}, which the nodes share; each node would remove the "

@@ -71,6 +71,8 @@ def test_the_generated_modulefiles_directory_is_the_roles_own() -> None:
     assert user_env_modules_dir_errors("/usr/local", [], [])[0].startswith(
         "user_env_modules_dir: /usr/local is a system directory"
     )
+    # one string for a list, as Ansible's argument specs take it; a root directory in a list is no site's tree
+    assert user_env_modules_dir_errors("/etc/gpucluster/modulefiles", "/apps/modulefiles", ["/home,/data", ["/"]]) == []
     assert user_env_modules_dir_errors("/scratch/mods", [], shared) == [
         "user_env_modules_dir: /scratch/mods is on /scratch, which the nodes share; each node would remove the "
         "others' modulefiles - keep it on the node's own disk (the default /etc/gpucluster/modulefiles)"
