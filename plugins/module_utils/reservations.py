@@ -104,8 +104,11 @@ def reservation_errors(
         if not START.match(start):
             errors.append(f"{where}: start {start!r} is neither now nor a date and time (2026-12-01T08:00)")
         duration = item.get("duration")
-        if isinstance(duration, bool) or not isinstance(duration, int) or duration < 1:
-            errors.append(f"{where}: duration {duration!r} is not a number of minutes (1 or more)")
+        if minutes_of(duration) is None:
+            errors.append(
+                f"{where}: duration {duration!r} is not a number of minutes (1 or more) nor a Slurm time (quoted: "
+                "'2:00:00', '1-00:00:00')"
+            )
         if not names(item.get("users")) and not names(item.get("accounts")):
             errors.append(f"{where}: say whom it is for: users, accounts, or both (Slurm needs one)")
         errors += [
@@ -148,9 +151,21 @@ def duration_minutes(text: str) -> int | None:
     return int(days or 0) * 1440 + hours * 60 + minutes + (1 if seconds else 0)
 
 
+def minutes_of(duration: Any) -> int | None:
+    """A reservation's duration in minutes: a whole number of them, or a Slurm time as scontrol takes it
+    ('2:00:00', '1-00:00:00'); None when it is neither, or under a minute."""
+    if isinstance(duration, bool):
+        return None
+    minutes = duration if isinstance(duration, int) else duration_minutes(str(duration)) if duration else None
+    return minutes if minutes is not None and minutes >= 1 else None
+
+
 def wanted_fields(spec: Mapping[str, Any]) -> dict[str, str]:
     """The scontrol fields of the inventory's reservation (create and update take the same names)."""
-    fields: dict[str, str] = {"StartTime": str(spec.get("start") or "now"), "Duration": str(int(spec["duration"]))}
+    fields: dict[str, str] = {
+        "StartTime": str(spec.get("start") or "now"),
+        "Duration": str(minutes_of(spec["duration"])),
+    }
     if spec.get("nodes"):
         fields["Nodes"] = str(spec["nodes"])
     if spec.get("node_count"):
@@ -223,7 +238,7 @@ def guide_rows(reservations: Any) -> list[dict[str, str]]:
                 "nodes": nodes,
                 "for": ", ".join(whom),
                 "start": str(item.get("start") or "now"),
-                "minutes": str(item.get("duration")),
+                "minutes": str(minutes_of(item.get("duration"))),
                 "flags": ", ".join(flag.upper() for flag in names(item.get("flags"))),
             }
         )

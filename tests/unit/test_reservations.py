@@ -144,3 +144,19 @@ def test_the_users_guide_lists_them() -> None:
             "flags": "",
         },
     ]
+
+
+def test_a_duration_may_be_a_slurm_time_as_scontrol_takes_it() -> None:
+    """scontrol takes Duration=2:00:00 and 1-00:00:00; the plan sends whole minutes either way, and what is no time
+    ('2h') is refused by name."""
+    from ansible_collections.gpucluster.cluster.plugins.module_utils.reservations import wanted_fields
+
+    assert errors([{**SPEC, "duration": "1:30:00"}]) == []
+    assert wanted_fields({**SPEC, "duration": "1:30:00"})["Duration"] == "90"
+    assert wanted_fields({**SPEC, "duration": "1-00:00:00"})["Duration"] == "1440"
+    assert wanted_fields(SPEC)["Duration"] == "90"
+    assert errors([{**SPEC, "duration": "2h"}]) == [
+        "slurm_reservations[0] (zz): duration '2h' is not a number of minutes (1 or more) nor a Slurm time (quoted: "
+        "'2:00:00', '1-00:00:00')"
+    ]
+    assert errors([{**SPEC, "duration": 0}]) != []
