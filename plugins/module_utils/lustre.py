@@ -104,14 +104,45 @@ def mount_errors(mounts: Any, networks: set[str]) -> list[str]:
             for node in nids:
                 errors += nid_errors(f"{where}.mgs_nids", str(node), networks)
         options = mount.get("options", [])
-        if not isinstance(options, list) or any("," in str(option) for option in options):
+        if not isinstance(options, list) or any(_not_one_option(option) for option in options):
             errors.append(f"{where}.options: give a list of single options, e.g. [flock, _netdev]")
     return errors
 
 
+def _not_one_option(option: Any) -> bool:
+    """An item that is no single mount option: a comma joins two, a space or line break would split the fstab line
+    (its fields are separated by blanks; a broken line can stop the node's boot)."""
+    text = str(option)
+    return not text or "," in text or any(char.isspace() for char in text)
+
+
+def shared_mount_errors(mounts: Any, others: Mapping[str, Any]) -> list[str]:
+    """A Lustre mount point that another role mounts too (``others``: variable -> its mounts, each a path or a
+    mapping with one): the later mount hides the earlier - users' /home would show another file system's files."""
+    if not isinstance(mounts, list):
+        return []
+    taken: dict[str, str] = {}
+    for variable, items in others.items():
+        for item in items if isinstance(items, list) else []:
+            path = item.get("path") if isinstance(item, Mapping) else item
+            if isinstance(path, str) and path.startswith("/"):
+                taken.setdefault(path.rstrip("/") or "/", variable)
+    return [
+        f"lustre_mounts[{index}].path: {mount['path']} is also mounted by {taken[str(mount['path']).rstrip('/')]}; one "
+        "file system would hide the other - give Lustre its own mount point (e.g. /lustre/<fsname>)"
+        for index, mount in enumerate(mounts)
+        if isinstance(mount, Mapping) and str(mount.get("path", "")).rstrip("/") in taken
+    ]
+
+
 def lustre_errors(settings: Mapping[str, Any]) -> list[str]:
-    """Everything wrong with the client settings: {lnet_networks, mounts}."""
+    """Everything wrong with the client settings: {lnet_networks, mounts, mount_options, other_mounts} (other_mounts:
+    variable -> the mounts another role makes, which a Lustre mount may not hide)."""
     networks = settings.get("lnet_networks")
     errors = network_errors(networks)
     declared = {net_name(str(net.get("name"))) for net in networks or [] if isinstance(net, Mapping)}
-    return errors + mount_errors(settings.get("mounts"), declared)
+    errors += mount_errors(settings.get("mounts"), declared)
+    common = settings.get("mount_options") or []
+    if not isinstance(common, list) or any(_not_one_option(option) for option in common):
+        errors.append("lustre_mount_options: give a list of single options, e.g. [flock, _netdev]")
+    return errors + shared_mount_errors(settings.get("mounts"), settings.get("other_mounts") or {})

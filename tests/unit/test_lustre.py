@@ -42,6 +42,28 @@ def test_client_settings_pass_and_render() -> None:
     assert mount_source(SCRATCH) == "10.0.1.1@o2ib0,10.1.1.1@tcp:10.0.1.2@o2ib:/scratch"
 
 
+def test_a_lustre_mount_hides_no_other_and_breaks_no_fstab_line() -> None:
+    """Lustre at /home beside the NFS /home: one would hide the other (users' homes showing another file system); an
+    option with a space would split the fstab line."""
+    others = {"nfs_client_mounts": ["/home", "/apps"], "nfs_filer_mounts": [{"path": "/data", "src": "f:/data"}]}
+    settings = {"lnet_networks": NETWORKS, "mounts": [SCRATCH], "mount_options": ["flock"], "other_mounts": others}
+    assert lustre_errors(settings) == []
+    home = {**SCRATCH, "path": "/home/"}
+    assert lustre_errors({**settings, "mounts": [home]}) == [
+        "lustre_mounts[0].path: /home/ is also mounted by nfs_client_mounts; one file system would hide the other - "
+        "give Lustre its own mount point (e.g. /lustre/<fsname>)"
+    ]
+    assert (
+        "also mounted by nfs_filer_mounts" in lustre_errors({**settings, "mounts": [{**SCRATCH, "path": "/data"}]})[0]
+    )
+    assert lustre_errors({**settings, "mounts": [{**SCRATCH, "options": ["ro flock"]}]}) == [
+        "lustre_mounts[0].options: give a list of single options, e.g. [flock, _netdev]"
+    ]
+    assert lustre_errors({**settings, "mount_options": ["flock", "noatime lazystatfs"]}) == [
+        "lustre_mount_options: give a list of single options, e.g. [flock, _netdev]"
+    ]
+
+
 def test_each_problem_names_its_variable() -> None:
     bad = [
         {"name": "ib0", "interfaces": ["ib0"]},
