@@ -181,16 +181,6 @@ def check_host_names(cluster: Cluster) -> list[str]:
             f"inventory: hosts '{first}' and '{second}' collide after folding (they differ only in "
             "letter case or zero padding); rename one so that every host has one spelling"
         )
-    dotted = sorted({host for host in (*cluster.controllers, *cluster.dbd, *cluster.compute) if "." in host})
-    if dotted:
-        # (the real slurmctld: "This host (ctl/ctl) not a valid controller" on SlurmctldHost=ctl.example.org)
-        first = dotted[0]
-        errors.append(
-            f"inventory: hosts {_hosts(dotted)} carry a domain (or are addresses); Slurm names a node, a controller "
-            "and the slurmdbd host by the short host name (each daemon takes the part before the first dot and would "
-            f"not find itself in slurm.conf). Name the host {first.split('.')[0]} in the inventory and reach it "
-            f"through ansible_host: {first}"
-        )
     reserved = sorted(host for host in every if host.lower() in RESERVED_NAMES - {"localhost"})
     if reserved:
         errors.append(f"inventory: host names {', '.join(reserved)} are Slurm reserved words; rename them")

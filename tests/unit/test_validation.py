@@ -74,12 +74,6 @@ CASES: list[tuple[str, Mutation, str]] = [
     ("no controllers", _groups(lambda g: g.update(controllers=[])), "group 'controllers' is empty"),
     ("three dbd hosts", _groups(lambda g: g.update(dbd=["d1", "d2", "d3"])), "group 'dbd' has 3 hosts"),
     (
-        "a controller named by its domain name",
-        _groups(lambda g: g.update(controllers=["ctl01.example.org"])),
-        "inventory: hosts ctl01.example.org carry a domain (or are addresses); Slurm names a node, a controller and "
-        "the slurmdbd host by the short host name",
-    ),
-    (
         "unknown gpu type with autodetect",
         lambda s, g: nt(s)["gpu"].update(type="h1000", autodetect="nvml"),
         "'h1000' is not a GPU model of the catalogue (did you mean h100?), and autodetect nvml matches",
