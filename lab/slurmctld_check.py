@@ -250,6 +250,22 @@ def small_files(config: dict[str, Any]) -> tuple[str, str, dict[str, str]]:
     return slurm_conf + "\n", gres + "\n", files
 
 
+def run_in_image(
+    suite: str, work: str, *, timeout: int, environment: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``work``/run.sh in a throw-away container of the lab image of ``suite`` (hostname ctl, ``work`` at /work)."""
+    docker = ["docker", "run", "--rm", "--hostname", "ctl", "--entrypoint", "bash", "-v", f"{work}:/work"]
+    for name, value in (environment or {}).items():
+        docker += ["-e", f"{name}={value}"]
+    return subprocess.run(
+        [*docker, IMAGE.format(suite=suite), "/work/run.sh"],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def small_slurmctld(
     suite: str,
     slurm_conf: str,
@@ -271,14 +287,7 @@ def small_slurmctld(
         Path(work, "hosts").write_text("".join(f"{line}\n" for line in lines))
         Path(work, "run.sh").write_text(SMALL_RUN)
         Path(work, "90-slurmdbd.cnf").write_text(mariadb_cnf())
-        docker = ["docker", "run", "--rm", "--hostname", "ctl", "--entrypoint", "bash", "-v", f"{work}:/work"]
-        result = subprocess.run(
-            [*docker, "-e", f"ACCOUNTING={int(accounting)}", IMAGE.format(suite=suite), "/work/run.sh"],
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
+        result = run_in_image(suite, work, timeout=180, environment={"ACCOUNTING": str(int(accounting))})
     return result.stdout.startswith("UP"), result.stdout + result.stderr
 
 
@@ -327,14 +336,7 @@ def sacctmgr_answers(suite: str, commands: list[str]) -> list[tuple[int, str]]:
         Path(work, "run.sh").write_text(
             f"set -u\ncp /work/slurm.conf /etc/slurm/slurm.conf\n{_PREPARE}{_ACCOUNTING}{run}\n"
         )
-        docker = ["docker", "run", "--rm", "--hostname", "ctl", "--entrypoint", "bash", "-v", f"{work}:/work"]
-        result = subprocess.run(
-            [*docker, IMAGE.format(suite=suite), "/work/run.sh"],
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
+        result = run_in_image(suite, work, timeout=180)
     answers = [line[3:].partition(" ") for line in result.stdout.splitlines() if line.startswith("@@ ")]
     if len(answers) != len(commands):
         raise RuntimeError(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurm_keys import key_error, plugin_errors
 
-from lab.slurmctld_check import IMAGE, SUITE_RELEASE
+from lab.slurmctld_check import SUITE_RELEASE, run_in_image
 
 from .conftest import ROOT
 
@@ -49,14 +49,7 @@ def slurmctld_starts(suite: str, line: str) -> tuple[bool, str]:
     with tempfile.TemporaryDirectory(prefix="gpucluster-keys-") as work:
         Path(work, "slurm.conf").write_text(BASE + line + "\n")
         Path(work, "run.sh").write_text(RUN)
-        docker = ["docker", "run", "--rm", "--hostname", "ctl", "--entrypoint", "bash", "-v", f"{work}:/work"]
-        result = subprocess.run(
-            [*docker, IMAGE.format(suite=suite), "/work/run.sh"],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        result = run_in_image(suite, work, timeout=120)
     return result.stdout.startswith("UP"), result.stdout + result.stderr
 
 
