@@ -524,6 +524,14 @@ def check_qos(cluster: Cluster) -> list[str]:
     return errors
 
 
+def _did_you_mean(word: str, names: Iterable[str]) -> str:
+    """ "; did you mean X?" with the closest of ``names`` (compared in any case, as Slurm reads its words; written as
+    ``names`` spell it), or ""."""
+    spelled = {name.lower(): name for name in names}
+    close = difflib.get_close_matches(word.lower(), spelled, n=1)
+    return f"; did you mean {spelled[close[0]]}?" if close else ""
+
+
 def _qos_word_errors(cluster: Cluster, where: str, flags: Iterable[str], preempt_mode: str) -> list[str]:
     """A QOS's flags and PreemptMode as sacctmgr of the cluster's release takes them (an unknown word stops the
     accounting role after the daemons were set up)."""
@@ -532,8 +540,7 @@ def _qos_word_errors(cluster: Cluster, where: str, flags: Iterable[str], preempt
     for flag in flags:
         name = spelled.get(str(flag).lower())
         if name is None:
-            close = difflib.get_close_matches(str(flag).lower(), spelled, n=1)
-            hint = f"; did you mean {spelled[close[0]]}?" if close else ""
+            hint = _did_you_mean(str(flag), QOS_FLAGS)
             errors.append(
                 f"{where}.flags: {flag!r} is not a QOS flag sacctmgr takes{hint} Known: {', '.join(sorted(QOS_FLAGS))}"
             )
@@ -588,9 +595,7 @@ def select_parameter_errors(cluster: Cluster) -> list[str]:
             continue
         feature = SELECT_OPTIONS.get(word.upper())
         if feature is None:
-            spelled = {**{name: name for name in SELECT_OPTIONS}, **{name.upper(): name for name in SELECT_RESOURCES}}
-            close = difflib.get_close_matches(word.upper(), spelled, n=1)
-            hint = f"; did you mean {spelled[close[0]]}?" if close else ""
+            hint = _did_you_mean(word, [*SELECT_OPTIONS, *SELECT_RESOURCES])
             errors.append(f"{where}: {word!r} is not a SelectTypeParameter (slurmctld would not start){hint}")
         elif feature.startswith("no_") and cluster.release.has(feature):
             errors.append(
@@ -725,8 +730,7 @@ def prolog_flag_errors(cluster: Cluster) -> list[str]:
     for word, flag in flags.items():
         feature = PROLOG_FLAGS.get(PROLOG_SPELLED.get(word, ""))
         if feature is None:
-            close = difflib.get_close_matches(word, PROLOG_SPELLED, n=1)
-            hint = f"; did you mean {PROLOG_SPELLED[close[0]]}?" if close else ""
+            hint = _did_you_mean(word, PROLOG_FLAGS)
             errors.append(
                 f"{where}: {flag!r} is not a PrologFlag slurmctld reads (it would not start){hint} Known: "
                 f"{', '.join(sorted(PROLOG_FLAGS))}"
