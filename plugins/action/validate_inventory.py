@@ -123,10 +123,9 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         options = {**files.options, **files.deploy_options}
         problems: list[str] = []
         done: set[str] = set()
-        for host, group, own in self._representatives(variables):
-            names = {name: own[name] for name in options if name in own and own[name] != variables.get(name)}
+        for host, group, _own, names in self._group_values(options, variables):
             key = repr(sorted(names.items()))
-            if not names or key in done:
+            if key in done:
                 continue
             done.add(key)
             templar = self._templar.copy_with_new_env(available_variables=tier1.scope(files, {**variables, **names}))
@@ -147,15 +146,24 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         options that differ from the validation host's, each problem once, named with the host and its group."""
         options = {**files.options, **files.deploy_options}
         problems: list[str] = []
-        for host, group, own in self._representatives(variables):
-            names = {name: own[name] for name in options if name in own and own[name] != variables.get(name)}
-            if not names:
-                continue
+        for host, group, own, names in self._group_values(options, variables):
             templar = self._templar.copy_with_new_env(available_variables=own)
             for problem in tier1.argument_problems(role, options, names, templar, lenient=True):
                 if problem not in found and not any(seen.endswith(problem) for seen in problems):
                     problems.append(f"{host} (group {group}): {problem}")
         return problems
+
+    def _group_values(
+        self, options: dict[str, Any], variables: dict[str, Any]
+    ) -> list[tuple[str, str, dict[str, Any], dict[str, Any]]]:
+        """The first host of each group whose group_vars give the role's ``options`` other values than the validation
+        host has: (host, group, its variables, those values)."""
+        found = []
+        for host, group, own in self._representatives(variables):
+            names = {name: own[name] for name in options if name in own and own[name] != variables.get(name)}
+            if names:
+                found.append((host, group, own, names))
+        return found
 
     def _representatives(self, variables: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
         """The first host of each group with its variables as the inventory gives them (read once per task)."""
