@@ -57,6 +57,9 @@ def vip_errors(
             f"(1-{longest}); give the bits of the {hosts}' network, e.g. 24"
         ]
     network = netaddr.IPNetwork(f"{address}/{prefix}")
+    unusable = _unusable_vip(address, network)
+    if unusable:
+        return [f"{variable} {vip} is {unusable}; pick a free unicast address of the {hosts}' network"]
     errors = []
     for host, own in addresses.items():
         if not netaddr.valid_ipv4(str(own)) and not netaddr.valid_ipv6(str(own)):
@@ -69,6 +72,18 @@ def vip_errors(
                 f"{hosts}' network ({netmask_variable or variable + '_cidr_netmask'})"
             )
     return errors
+
+
+def _unusable_vip(address: netaddr.IPAddress, network: netaddr.IPNetwork) -> str:
+    """Why an address cannot be a VIP (keepalived and IPaddr2 would add it, and nothing would answer on it), or ''."""
+    if address.is_loopback() or address.is_multicast() or address.is_reserved() or int(address) == 0:
+        return "a loopback, multicast, reserved or unspecified address, which no host can hold as a VIP"
+    if address.is_link_local():
+        return "a link-local address: it does not leave its link, and clients of other networks cannot reach it"
+    if address.version == 4 and network.prefixlen <= 30 and address in (network.network, network.broadcast):
+        which = "network" if address == network.network else "broadcast"
+        return f"the {which} address of {network.cidr}, which no host can hold as a VIP"
+    return ""
 
 
 def slurm_vip_errors(vip: str, slurm_vip: str, variable: str) -> list[str]:

@@ -26,6 +26,26 @@ def test_vip_outside_network_or_taken_or_malformed() -> None:
     assert "not an IP address" in vip_errors("ctl-vip", 24, ADDRESSES)[0]
 
 
+def test_a_vip_no_host_can_hold_is_refused() -> None:
+    """A network's own or broadcast address, loopback, multicast and link-local addresses: IPaddr2 or keepalived
+    would add them, and no client would reach slurmctld or a login node there."""
+    for vip, prefix, why in [
+        ("10.0.0.0", 24, "the network address of 10.0.0.0/24"),
+        ("10.0.0.255", 24, "the broadcast address of 10.0.0.0/24"),
+        ("10.0.0.0", 16, "the network address of 10.0.0.0/16"),
+        ("127.0.0.10", 8, "loopback"),
+        ("224.0.0.18", 24, "multicast"),
+        ("0.0.0.0", 24, "unspecified"),
+        ("169.254.0.10", 16, "link-local"),
+        ("fe80::10", 64, "link-local"),
+    ]:
+        assert [why in error and "pick a free unicast address" in error for error in vip_errors(vip, prefix, {})] == [
+            True
+        ], vip
+    # a /31 or /32 has no network or broadcast address; 10.0.0.255 is a host of a /16
+    assert vip_errors("10.0.0.0", 31, {}) == vip_errors("10.0.0.255", 16, ADDRESSES) == []
+
+
 def test_a_vip_prefix_is_a_prefix_length_of_its_family() -> None:
     assert vip_errors("10.0.0.10", 33, ADDRESSES) == [
         "pacemaker_vip_cidr_netmask 33 is not a prefix length of pacemaker_vip 10.0.0.10 (1-32); give the bits of the "
