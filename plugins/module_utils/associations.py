@@ -257,6 +257,7 @@ def association_errors(
             if user not in users
         ]
     errors += _cycle_errors(accounts)
+    errors += _default_qos_errors(accounts, users)
     for name, user in users.items():
         where = f"accounting_users.{name}"
         if not USER_NAME.match(str(name)):
@@ -310,6 +311,64 @@ def _fairshare_errors(where: str, fairshare: Any) -> list[str]:
     if isinstance(fairshare, bool) or not re.fullmatch(r"-1|\d+", str(fairshare).strip()):
         return [f"{where}: fairshare {fairshare!r} is not a share; give a whole number (e.g. 100) or parent"]
     return []
+
+
+def _inherited(accounts: Mapping[str, Any], name: str, key: str) -> tuple[list[str], str]:
+    """An account's ``key`` (qos, default_qos) as its association gets it: its own, else its nearest ancestor's, else
+    root's (QOS normal, as slurmdbd gives the root association of a cluster the toolkit adds; no default QOS), and
+    where it comes from."""
+    seen: set[str] = set()
+    current = name
+    while current in accounts and current not in seen:
+        seen.add(current)
+        account = accounts[current] if isinstance(accounts[current], Mapping) else {}
+        if _names(account.get(key)):
+            return _names(account.get(key)), current
+        current = str(account.get("parent") or "root")
+    return (["normal"] if key == "qos" else []), "root"
+
+
+def _default_qos_errors(accounts: Mapping[str, Any], users: Mapping[str, Any]) -> list[str]:
+    """An association's default QOS is one of its QOS, each as it inherits them. sacctmgr adds an account whose
+    default is not, and then refuses every user under it ("This request would make it so some associations would
+    not have access to their default qos", 24.11 and 26.05; 22.05 adds the user without the default): the accounting
+    role would stop halfway through the users. Named where the two part: the account or user that sets either."""
+    errors: list[str] = []
+
+    def check(where: str, default: tuple[list[str], str], qos: tuple[list[str], str]) -> None:
+        if not default[0] or any(item.startswith(("+", "-")) for item in qos[0]) or default[0][0] in qos[0]:
+            return
+        errors.append(
+            f"{where}: its default QOS {default[0][0]!r} ({_origin(default[1], where)}) is not one of its QOS "
+            f"({', '.join(qos[0])}: {_origin(qos[1], where)}); sacctmgr would refuse "
+            f"{'the user' if where.startswith('accounting_users') else 'every user association under it'} "
+            f'("would not have access to their default qos"). Add {default[0][0]} to its qos, or pick a default '
+            "among them"
+        )
+
+    for name, account in accounts.items():
+        if isinstance(account, Mapping) and (account.get("qos") or account.get("default_qos")):
+            check(
+                f"accounting_accounts.{name}",
+                _inherited(accounts, str(name), "default_qos"),
+                _inherited(accounts, str(name), "qos"),
+            )
+    for name, user in users.items():
+        if isinstance(user, Mapping) and _names(user.get("qos")):
+            for account in dict.fromkeys([str(user.get("account") or ""), *_names(user.get("accounts"))]):
+                if account in accounts:
+                    check(
+                        f"accounting_users.{name} (account {account})",
+                        _inherited(accounts, account, "default_qos"),
+                        (_names(user["qos"]), "its own"),
+                    )
+    return errors
+
+
+def _origin(source: str, where: str) -> str:
+    if source in ("its own", where.removeprefix("accounting_accounts.")):
+        return "its own"
+    return "root's" if source == "root" else f"from account {source}"
 
 
 def _cycle_errors(accounts: Mapping[str, Any]) -> list[str]:

@@ -13,7 +13,10 @@ from ansible_collections.gpucluster.cluster.plugins.filter.accounting import (
     accounting_errors,
     user_settings,
 )
-from ansible_collections.gpucluster.cluster.plugins.module_utils.associations import allow_accounts_errors
+from ansible_collections.gpucluster.cluster.plugins.module_utils.associations import (
+    allow_accounts_errors,
+    association_errors,
+)
 
 PARTITIONS = [{"name": "gpu"}, {"name": "scavenger"}]
 QOS: dict[str, Any] = {"high": {}, "low": {}}
@@ -168,3 +171,21 @@ def test_a_partitions_allowed_accounts_are_declared_where_the_toolkit_keeps_them
     ]
     # no accounts declared: the site keeps them in slurmdbd itself
     assert allow_accounts_errors({}, {"gpu": ["physics"]}) == []
+
+
+def test_a_default_qos_outside_the_associations_qos_is_named_where_the_two_part() -> None:
+    """Inherited both ways (tests/integration/test_qos_words_sacctmgr_takes.py asks the real sacctmgr): the account
+    that sets either names it, a child that narrows its QOS below the parent's default, a user whose own QOS leaves
+    the account's default out; root gives QOS normal and no default."""
+    qos = ["normal", "high"]
+    wide = {"qos": ["normal", "high"], "default_qos": "high"}
+    assert association_errors({"ml": {"default_qos": "normal"}, "cv": wide}, {}, qos, []) == []
+    assert association_errors({"cv": wide, "sub": {"parent": "cv"}}, {"u": {"account": "sub"}}, qos, []) == []
+    (error,) = association_errors({"ml": {"default_qos": "high"}}, {}, qos, [])
+    assert error.startswith("accounting_accounts.ml: its default QOS 'high' (its own) is not one of its QOS (normal:")
+    assert "root's" in error and "every user association under it" in error
+    (error,) = association_errors({"cv": wide, "sub": {"parent": "cv", "qos": ["normal"]}}, {}, qos, [])
+    assert error.startswith("accounting_accounts.sub: its default QOS 'high' (from account cv)")
+    (error,) = association_errors({"cv": wide}, {"u": {"account": "cv", "qos": ["normal"]}}, qos, [])
+    assert error.startswith("accounting_users.u (account cv): its default QOS 'high' (from account cv)")
+    assert "would refuse the user" in error
