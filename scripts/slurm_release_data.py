@@ -7,7 +7,12 @@ Debian's own packages of it in the lab images (gpucluster/lab:bookworm = 22.05, 
 - the slurm.conf keys slurmctld's parser knows without documenting them (SbcastParameters, obsolete keys it
   ignores): the CamelCase strings of libslurmfull.so, where the parser's option table lives - used only to
   avoid refusing a key Slurm reads, never to accept a typo the man page and the library both lack;
-- the plugins installed with the daemons (/usr/lib/x86_64-linux-gnu/slurm-wlm/*.so).
+- the plugins installed with the daemons (/usr/lib/x86_64-linux-gnu/slurm-wlm/*.so);
+- the values Slurm's own configuration parser takes for each documented slurm.conf key, tried one line at a time with
+  the release's scontrol (which reads slurm.conf with slurmctld's parser and stops where slurmctld stops, "Unable to
+  process configuration file"): the keys read as numbers ("is not a valid number") with the forms of value each
+  refuses (a word, a negative, a decimal, a unit after the number, UNLIMITED), and the keys read as yes or no ("is
+  not a valid option").
 
 Run after lab/images/build.sh:  .venv/bin/python scripts/slurm_release_data.py [--check]
 """
@@ -22,6 +27,7 @@ import re
 import subprocess
 import sys
 import tarfile
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,6 +85,73 @@ def _suite_files(suite: str) -> dict[str, bytes]:
     return files
 
 
+# One value of each form a number may be written in (slurm_keys.number_form names them the same way): what the
+# parser does with each, for a key it reads as a number.
+VALUE_FORMS = {
+    "word": "zz9",
+    "negative": "-1",
+    "decimal": "1.5",
+    "unit": "30s",
+    "kilo": "100k",
+    "unlimited": "UNLIMITED",
+    "infinite": "INFINITE",
+}
+_TRIAL = r"""
+set -u
+mkdir -p /tmp/c
+for key in $(cat /work/keys); do
+  for value in zz9 yes %s; do
+    printf 'SlurmctldHost=ctl\nClusterName=words\nNodeName=n1 CPUs=1 RealMemory=100\n' > /tmp/c/slurm.conf
+    printf 'PartitionName=p Nodes=n1\n%%s=%%s\n' "$key" "$value" >> /tmp/c/slurm.conf
+    out=$(SLURM_CONF=/tmp/c/slurm.conf timeout 10 scontrol show hostnames n1 2>&1 | grep -v '^n1$' | tr '\n' ' ')
+    echo "@@ $key $value $out"
+  done
+done
+"""
+
+
+def value_trials(suite: str, keys: list[str]) -> dict[str, object]:
+    """The slurm.conf keys the release's parser reads as numbers, each with the forms of value it refuses, and the
+    keys it reads as yes or no."""
+    script = _TRIAL % " ".join(value for form, value in VALUE_FORMS.items() if form != "word")
+    with tempfile.TemporaryDirectory(prefix="gpucluster-values-") as work:
+        Path(work, "keys").write_text("\n".join(keys) + "\n")
+        Path(work, "run.sh").write_text(script)
+        result = subprocess.run(
+            [
+                "docker",
+                "run",
+                "--rm",
+                "--entrypoint",
+                "bash",
+                "-v",
+                f"{work}:/work",
+                f"gpucluster/lab:{suite}",
+                "/work/run.sh",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=900,
+        )
+    said: dict[str, dict[str, str]] = {}
+    for line in result.stdout.splitlines():
+        if line.startswith("@@ "):
+            key, value, *rest = line[3:].split(" ", 2)
+            said.setdefault(key, {})[value] = rest[0] if rest else ""
+    numbers = {
+        key: sorted(form for form, value in VALUE_FORMS.items() if "fatal" in answers.get(value, ""))
+        for key, answers in said.items()
+        if "is not a valid number" in answers.get("zz9", "")
+    }
+    booleans = sorted(
+        key
+        for key, answers in said.items()
+        if "is not a valid option" in answers.get("zz9", "") and "fatal" not in answers.get("yes", "")
+    )
+    return {"slurm.conf numbers": numbers, "slurm.conf yes/no": booleans}
+
+
 def release_data(suite: str) -> dict[str, object]:
     files = _suite_files(suite)
     data: dict[str, object] = {"debian_version": files["version"].decode()}
@@ -95,6 +168,7 @@ def release_data(suite: str) -> dict[str, object]:
     documented = {key.lower() for key in data["slurm.conf"]}  # type: ignore[attr-defined]
     strings = {word.decode() for word in _CAMEL.findall(files["libslurmfull.so"])}
     data["slurm.conf undocumented"] = sorted((s for s in strings if s.lower() not in documented), key=str.lower)
+    data.update(value_trials(suite, list(data["slurm.conf"])))  # type: ignore[call-overload]
     plugins = files["plugins.txt"].decode().split()
     data["plugins"] = sorted(
         name.removesuffix(".so") for name in plugins if name.endswith(".so") and "libslurm" not in name

@@ -178,6 +178,62 @@ def _number(text: str) -> bool:
     return True
 
 
+def number_form(value: object) -> str:
+    """How a value is written, as the release data names the forms of a number its parser refuses
+    (scripts/slurm_release_data.py tried one of each): '' for a whole number."""
+    text = str(value).strip()
+    if isinstance(value, (bool, list, tuple)):
+        return "word"  # written YES/NO or comma-joined
+    forms = (
+        (r"\d+", ""),
+        (r"-\d+(\.\d*)?", "negative"),
+        (r"\d*\.\d+|\d+\.", "decimal"),
+        (r"\d+[kK]", "kilo"),
+        (r"\d+\s*[A-Za-z]+", "unit"),
+        (r"(?i)unlimited", "unlimited"),
+        (r"(?i)infinite", "infinite"),
+    )
+    return next((form for pattern, form in forms if re.fullmatch(pattern, text)), "word")
+
+
+_FORM_HINTS = {
+    "word": "a word",
+    "negative": "a negative number",
+    "decimal": "a decimal number",
+    "unit": "a number with a unit (slurm.conf(5) gives each key's unit: seconds, minutes or MiB)",
+    "kilo": "a number with k after it",
+    "unlimited": "the word UNLIMITED",
+    "infinite": "the word INFINITE",
+}
+
+
+def value_error(key: str, value: object, release: str) -> str:
+    """Why the release's slurm.conf parser would stop at ``value`` of ``key`` (a key it reads as a number, in a form
+    it refuses - "is not a valid number", "is less than zero" -; a yes/no key given another word), or ''. A release
+    without data: only what every release in scope refuses."""
+    releases = [release] if release in RELEASE_DATA else list(RELEASE_DATA)
+    name = key.lower()
+    refused: set[str] | None = None
+    for r in releases:
+        numbers = {k.lower(): v for k, v in RELEASE_DATA[r].get("slurm.conf numbers", {}).items()}  # type: ignore[attr-defined]
+        forms = set(numbers.get(name, ()))
+        refused = forms if refused is None else refused & forms
+    form = number_form(value)
+    if form and form in (refused or set()):
+        return (
+            f"{value!r} is {_FORM_HINTS[form]}, and Slurm {release} reads {key} as a whole number: slurmctld would "
+            f'stop at it ("{"is less than zero" if form == "negative" else "is not a valid number"}"); give a whole '
+            "number"
+        )
+    yes_no = all(
+        name in {k.lower() for k in RELEASE_DATA[r].get("slurm.conf yes/no", ())}  # type: ignore[attr-defined]
+        for r in releases
+    )
+    if yes_no and not (isinstance(value, bool) or str(value).strip().lower() in BOOLEAN_WORDS):
+        return f'{value!r} is not yes or no; slurmctld would stop at it ("is not a valid option")'
+    return ""
+
+
 def plugin_errors(where: str, key: str, value: object, release: str) -> list[str]:
     """Plugins named by a plugin key's value that ``release`` does not ship."""
     if key.lower() not in PLUGIN_KEYS or release not in RELEASE_DATA:

@@ -18,7 +18,7 @@ from .associations import known_tres, qos_limit_errors, untracked, untracked_hin
 from .cluster_types import Cluster, JobTmpfs, NodeType, Switch
 from .hostlist import fold, padding_collisions
 from .releases import AUTODETECT_FEATURES, Release, autodetect_allowed
-from .slurm_keys import key_error, partition_value_error, plugin_errors
+from .slurm_keys import key_error, partition_value_error, plugin_errors, value_error
 from .topology import topology_names
 
 # GPU models and the NVML device-name fragment Slurm matches the GRES type against (the type must be a
@@ -999,6 +999,16 @@ def check_slurm_config(cluster: Cluster) -> list[str]:
         elif key.lower() != "include":
             unknown = key_error(f"cluster_slurm_config.{key}", key, "slurm.conf", release)
             errors += [unknown] if unknown else plugin_errors(f"cluster_slurm_config.{key}", key, value, release)
+            wrong = "" if unknown else value_error(key, value, release)
+            errors += [f"cluster_slurm_config.{key}: {wrong}"] if wrong else []
+            if key.lower() == "selecttype" and str(value).strip().lower() == "select/linear":
+                errors.append(
+                    "cluster_slurm_config.SelectType: select/linear gives jobs whole nodes and refuses the "
+                    f"SelectTypeParameters the cluster needs ({','.join(cluster.scheduling.select_type_parameters)}: "
+                    "slurmctld stops with 'Invalid SelectTypeParameters for select/linear'); GPUs are shared out per "
+                    "job by select/cons_tres - remove SelectType (OverSubscribe=EXCLUSIVE on a partition gives whole "
+                    "nodes)"
+                )
         if key.lower() == "include" and cluster.configless and "/" in str(value):
             errors.append(
                 f"cluster_slurm_config.Include: '{value}' has a path; configless slurmd only receives "

@@ -1,9 +1,9 @@
 """Words of slurm.conf as the real slurmctld of 22.05, 24.11 and 26.05 reads them: PrologFlags
-(cluster_job_scripts.prolog_flags), SelectTypeParameters (cluster_scheduling.select_type_parameters) and the values
-of a partition's options (cluster_partitions[].options). A word slurmctld does not know - a misspelling, one of a later
-release or one a release removed -, a combination it refuses, or a value it cannot read stop it ("PrologFlags
-invalid", "Bad SelectTypeParameter", "is not a valid number"), so the validation refuses exactly those before any
-host is touched; what it takes, slurmctld starts with."""
+(cluster_job_scripts.prolog_flags), SelectTypeParameters (cluster_scheduling.select_type_parameters), the values
+of a partition's options (cluster_partitions[].options) and of cluster_slurm_config's keys. A word slurmctld does not
+know - a misspelling, one of a later release or one a release removed -, a combination it refuses, or a value it
+cannot read stop it ("PrologFlags invalid", "Bad SelectTypeParameter", "is not a valid number"), so the validation
+refuses exactly those before any host is touched; what it takes, slurmctld starts with."""
 
 from __future__ import annotations
 
@@ -59,6 +59,14 @@ def _options(options: dict[str, Any]) -> Case:
     )
 
 
+def _config(key: str, value: object) -> Case:
+    return (
+        lambda spec: spec.update(slurm_config={key: value}),
+        f"cluster_slurm_config.{key}",
+        _line(key, str(value)),
+    )
+
+
 CASES: list[Case] = [
     _flags(["alloc", "Contain"]),
     _flags(["Alloc", "Contian"]),
@@ -79,6 +87,17 @@ CASES: list[Case] = [
     _options({"GraceTime": "00:05:00"}),
     _options({"PriorityJobFactor": 70000}),
     _options({"ExclusiveUser": "maybe"}),
+    # cluster_slurm_config values as the release's parser reads them (scripts/slurm_release_data.py tried each form)
+    _config("MessageTimeout", "30s"),
+    _config("SlurmdTimeout", 600),
+    _config("ReturnToService", -1),
+    _config("MaxJobCount", "100k"),
+    _config("MinJobAge", "UNLIMITED"),
+    _config("FirstJobId", "UNLIMITED"),
+    _config("UsePAM", "maybe"),
+    _config("DisableRootJobs", "yes"),
+    _config("SelectType", "select/linear"),
+    _config("SelectType", "select/cons_tres"),
 ]
 
 

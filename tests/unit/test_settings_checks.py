@@ -7,7 +7,12 @@ import pytest
 from ansible_collections.gpucluster.cluster.plugins.filter.accounting import accounting_settings_errors
 from ansible_collections.gpucluster.cluster.plugins.filter.backups import backup_settings_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.backups import calendar_error
-from ansible_collections.gpucluster.cluster.plugins.module_utils.slurm_keys import cgroup_errors, purge_errors
+from ansible_collections.gpucluster.cluster.plugins.module_utils.slurm_keys import (
+    cgroup_errors,
+    number_form,
+    purge_errors,
+    value_error,
+)
 
 
 @pytest.mark.parametrize(
@@ -63,3 +68,28 @@ def test_cgroup_conf_keys_and_values_slurm_reads() -> None:
     (error,) = cgroup_errors({"ConstrainDevicez": True}, "24.11")
     assert "did you mean ConstrainDevices?" in error and "see cgroup.conf(5)" in error
     assert cgroup_errors(["ConstrainCores"], "24.11") != []
+
+
+@pytest.mark.parametrize(
+    ("value", "form"),
+    [
+        *[(300, ""), ("300", ""), (-1, "negative"), ("1.5", "decimal"), ("30s", "unit"), ("5 min", "unit")],
+        *[("100k", "kilo"), ("unlimited", "unlimited"), ("INFINITE", "infinite"), ("abc", "word"), (True, "word")],
+    ],
+)
+def test_a_values_form_as_the_release_data_names_it(value: object, form: str) -> None:
+    assert number_form(value) == form
+
+
+def test_slurm_conf_values_the_releases_parser_refuses() -> None:
+    """What scripts/slurm_release_data.py saw each release's parser do (tests/integration/test_slurm_words_slurmctld
+    _reads.py sets it beside slurmctld): numbers without units, no negatives, UNLIMITED where the key takes it, k
+    where it multiplies, yes/no words; a release without data refuses only what every release refuses."""
+    assert "a number with a unit" in value_error("MessageTimeout", "30s", "24.11")
+    assert '("is less than zero")' in value_error("ReturnToService", -1, "22.05")
+    assert "the word UNLIMITED" in value_error("FirstJobId", "UNLIMITED", "26.05")
+    assert "is not yes or no" in value_error("UsePAM", "maybe", "24.11")
+    for key, value in [("MessageTimeout", 60), ("MaxJobCount", "100k"), ("MinJobAge", "UNLIMITED"), ("UsePAM", True)]:
+        assert value_error(key, value, "24.11") == "", key
+    assert value_error("SchedulerParameters", "bf_continue", "24.11") == ""
+    assert "a word" in value_error("SlurmdTimeout", "five", "25.05")
