@@ -9,6 +9,8 @@ from typing import Any
 
 import netaddr
 
+from .mount_points import mount_point_error
+
 NET = re.compile(r"^(tcp|o2ib)(\d*)$")
 INTERFACE = re.compile(r"^[A-Za-z0-9_.:-]{1,15}$")
 FSNAME = re.compile(r"^[A-Za-z0-9_-]{1,8}$")
@@ -96,6 +98,8 @@ def mount_errors(mounts: Any, networks: set[str]) -> list[str]:
             errors.append(f"{where}.path: {path!r} is not an absolute mount point below / (without spaces)")
         elif path in paths:
             errors.append(f"{where}.path: {path} is mounted twice")
+        elif problem := mount_point_error(path):
+            errors.append(f"{where}.path: {problem}")
         paths.add(path)
         nids = mount.get("mgs_nids")
         if not isinstance(nids, list) or not nids:

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .addresses import host_bits_error, is_network
+from .mount_points import mount_point_error
 
 # filer:/vol/home, 10.0.0.5:/export/home, [fd00::5]:/home
 SOURCE = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]):/[^\s#]*$")
@@ -35,6 +36,8 @@ def filer_errors(mounts: Any) -> list[str]:
             errors.append(f"{where}.path: {path!r} is not an absolute path; give where it is mounted, e.g. /home")
         elif path in paths:
             errors.append(f"{where}.path: {path} is mounted twice; give each path once")
+        elif problem := mount_point_error(path):
+            errors.append(f"{where}.path: {problem}")
         else:
             paths.add(path)
         source = mount.get("src")
@@ -68,9 +71,18 @@ def nfs_errors(settings: Mapping[str, Any], storage_hosts: Sequence[str]) -> lis
         )
     if not filer:
         exports = settings.get("exports") or []
+        mounts = settings.get("client_mounts") or []
+        mounts = mounts if isinstance(mounts, list) else []
         relative = [str(export.get("path")) for export in exports if not str(export.get("path", "")).startswith("/")]
         if relative:
             errors.append(f"nfs_exports: {', '.join(relative)} is not an absolute path")
+        mounted = [("nfs_exports", export.get("path")) for export in exports if isinstance(export, Mapping)]
+        mounted += [("nfs_client_mounts", path) for path in mounts]
+        seen: set[str] = set()
+        for variable, path in mounted:
+            if str(path).startswith("/") and str(path) not in seen and (problem := mount_point_error(str(path))):
+                errors.append(f"{variable} ({path}): {problem}")
+            seen.add(str(path))
         errors += _clients_errors(str(settings.get("export_clients") or ""))
     options = str(settings.get("mount_options") or "")
     if options and not OPTIONS.match(options):

@@ -121,3 +121,9 @@ def test_metrics_report_missing_mounts_and_counters(tmp_path: Path) -> None:
     text = (tmp_path / "out" / "lustre.prom").read_text()
     assert "lustre_client_stats_ok 0" in text and "lustre_client_read_bytes_total{" not in text
     assert [path.name for path in (tmp_path / "out").iterdir()] == ["lustre.prom"]
+
+
+def test_a_lustre_mount_over_a_tree_each_node_keeps_for_itself_is_refused() -> None:
+    for path, why in [("/tmp", "every host keeps for itself"), ("/var/spool/slurm", "inside /var/spool")]:
+        (error,) = lustre_errors({"lnet_networks": NETWORKS, "mounts": [{**SCRATCH, "path": path}]})
+        assert error.startswith("lustre_mounts[0].path: ") and why in error, error

@@ -100,3 +100,29 @@ def test_export_clients_and_mount_options_are_checked() -> None:
     assert error.startswith("nfs_export_clients: '10.0.0.5/24' has host bits set and opens all of 10.0.0.0/24"), error
     [error] = nfs_errors(settings(mount_options="rw,hard\nnoauto"), ["nfs01"])
     assert error.startswith("nfs_mount_options: 'rw,hard\\nnoauto' is not one fstab field"), error
+
+
+@pytest.mark.parametrize(
+    ("variable", "change", "why"),
+    [
+        ("nfs_exports", {"exports": [*EXPORTS, {"path": "/etc", "options": "ro"}]}, "/etc is kept by the operating"),
+        ("nfs_exports", {"exports": [{"path": "/var/lib/mysql", "options": "rw"}]}, "inside /var/lib, and /var/lib"),
+        ("nfs_client_mounts", {"client_mounts": ["/home", "/var/log"]}, "/var/log is kept by the hosts' daemons"),
+        ("nfs_exports", {"exports": [{"path": "/", "options": "rw"}]}, "every host keeps for itself"),
+        ("nfs_exports", {"exports": [{"path": "/usr/local", "options": "ro"}]}, "the programs the roles install"),
+        ("nfs_filer_mounts[0].path", {"filer_mounts": [{"path": "/tmp", "src": "f:/t"}]}, "every host keeps for"),
+    ],
+)
+def test_a_mount_over_a_tree_each_host_keeps_for_itself_is_refused(
+    variable: str, change: dict[str, Any], why: str
+) -> None:
+    """Every host but the server mounts each path, over what it has there (a node without /etc, a dbd host whose
+    MariaDB opens the file server's directory); the server exports its own tree."""
+    storage = [] if "filer_mounts" in change else ["nfs01"]
+    (error,) = nfs_errors(settings(**change), storage)
+    assert error.startswith(variable) and why in error, error
+
+
+def test_shared_trees_of_the_sites_own_pass() -> None:
+    for path in ("/home", "/apps", "/data", "/scratch", "/srv/nfs", "/opt/apps", "/usr/local/apps", "/var/backups/x"):
+        assert nfs_errors(settings(exports=[{"path": path, "options": "rw"}], client_mounts=[path]), ["nfs01"]) == []
