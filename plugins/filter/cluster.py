@@ -7,6 +7,7 @@ from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.federation import Pod, federation_of, pod_of
+from ansible_collections.gpucluster.cluster.plugins.module_utils.hardware import shortfalls
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand, fold
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import node_gpu, plan_for
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import host_job_scripts, state_save_location
@@ -90,6 +91,21 @@ def cluster_plan(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]], h
         raise inventory_error(exc) from exc
 
 
+def cluster_hardware_shortfalls(plan: Any, hostvars: Mapping[str, Any], hosts: Sequence[str]) -> dict[str, list[str]]:
+    """The compute hosts of ``hosts`` whose facts show less memory or fewer CPUs than their node type declares
+    (module_utils/hardware.py): {problems: node types all of whose hosts fall short, notes: single hosts that do}.
+    Nothing without the run's plan (a role run alone)."""
+    if not isinstance(plan, Mapping) or not plan.get("node_hardware"):
+        return {"problems": [], "notes": []}
+    facts = {}
+    for host in hosts:
+        own = hostvars[host].get("ansible_facts") if host in hostvars else None
+        if isinstance(own, Mapping) and "memtotal_mb" in own:
+            facts[str(host)] = {"memtotal_mb": own.get("memtotal_mb"), "processor_vcpus": own.get("processor_vcpus")}
+    problems, notes = shortfalls(plan["node_hardware"], facts)
+    return {"problems": problems, "notes": notes}
+
+
 def cluster_node_gpu(plan: Mapping[str, Any], host: str) -> dict[str, Any]:
     """The GPUs the inventory declares for one host (node type, GRES type, count, devices, Slurm's index order of
     the device files, detection), from the run's plan; empty when it is not a GPU compute node."""
@@ -118,6 +134,7 @@ class FilterModule:
             "cluster_state_save_location": cluster_state_save_location,
             "cluster_plan": cluster_plan,
             "cluster_node_gpu": cluster_node_gpu,
+            "cluster_hardware_shortfalls": cluster_hardware_shortfalls,
             "cluster_host_job_scripts": cluster_host_job_scripts,
             "hostlist_fold": hostlist_fold,
             "hostlist_expand": hostlist_expand,

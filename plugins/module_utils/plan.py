@@ -20,6 +20,7 @@ from typing import Any
 from .cluster_types import Cluster, InventoryError
 from .federation import host_independent
 from .firewall import cluster_ports
+from .hardware import node_hardware
 from .hostlist import fold, holds
 from .model import build_pods
 from .monitoring import monitoring_view
@@ -29,8 +30,8 @@ from .userview import user_view
 from .validate import GPU_CATALOGUE
 
 # The shape of the plan: raised whenever a key the roles read changes, so that a plan left in the fact cache by an
-# earlier release is never taken (2: job_user_dirs as the files action's entries).
-PLAN_FORMAT = 2
+# earlier release is never taken (2: job_user_dirs as the files action's entries; 3: node_hardware).
+PLAN_FORMAT = 3
 
 
 def fingerprint(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> str:
@@ -93,6 +94,14 @@ def user_views(pods: Mapping[str, Cluster]) -> dict[str, dict[str, Any]]:
     return views
 
 
+def _config_overrides(cluster: Cluster) -> bool:
+    """Whether slurmd takes slurm.conf's hardware over what it finds (SlurmdParameters=config_overrides)."""
+    return any(
+        key.lower() == "slurmdparameters" and "config_overrides" in str(value).lower()
+        for key, value in cluster.slurm_config
+    )
+
+
 def plan_of(pods: Mapping[str, Cluster], inventory: str) -> dict[str, Any]:
     """The plan of the clusters built from the inventory whose fingerprint is ``inventory``. Raises InventoryError
     with every pod's problems (a value that would break a Slurm file's line)."""
@@ -111,6 +120,11 @@ def plan_of(pods: Mapping[str, Cluster], inventory: str) -> dict[str, Any]:
         "configs": configs,
         "user_views": user_views(pods),
         "node_gpus": node_gpus(pods),
+        "node_hardware": [
+            entry
+            for cluster in pods.values()
+            for entry in node_hardware(cluster.node_types, _config_overrides(cluster))
+        ],
         "monitoring": {pod: monitoring_view(cluster) for pod, cluster in pods.items()},
         "firewall": {
             "ports": {pod: cluster_ports(cluster) for pod, cluster in pods.items()},

@@ -1,0 +1,72 @@
+"""The hardware each compute host reports (its facts) beside what its node type declares, before anything is changed.
+
+slurmd registers with what it finds; a node with less memory or fewer CPUs than slurm.conf gives it is set INVAL by
+slurmctld ("Low RealMemory", "Low socket*core*thread count") and runs no job. When every host of a node type falls
+short, the declaration is wrong (a planning document's nominal 2 TB where the hosts see 2,063,000 MiB, hyperthreads
+counted that the firmware turned off): the deploy stops before the first change, naming the value to write. When
+only some hosts do (a failed DIMM in a few of 1,280), those hosts are named and the run goes on: slurmctld keeps them
+out of service until they are repaired, as it should.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .hostlist import fold, holds
+
+# fact (Ansible's setup module) -> (the node type's key, what slurmctld says, what slurmd -C calls it)
+CHECKED = {
+    "memtotal_mb": ("real_memory_mb", "Low RealMemory", "RealMemory"),
+    "processor_vcpus": ("cpus", "Low socket*core*thread count", "CPUs"),
+}
+
+
+def node_hardware(node_types: Sequence[Any], config_overrides: bool) -> list[dict[str, Any]]:
+    """What the plan keeps of each node type's hardware (hosts folded); none where slurmd takes slurm.conf's values
+    over its own (SlurmdParameters=config_overrides: slurmctld never sets a node INVAL for its hardware)."""
+    if config_overrides:
+        return []
+    return [
+        {"hosts": fold(t.hosts), "node_type": t.name, "real_memory_mb": t.real_memory_mb, "cpus": t.cpus}
+        for t in node_types
+        if t.hosts
+    ]
+
+
+def shortfalls(
+    hardware: Sequence[Mapping[str, Any]], facts: Mapping[str, Mapping[str, Any]]
+) -> tuple[list[str], list[str]]:
+    """(problems: node types none of whose hosts with facts has what the type declares; notes: hosts of other types
+    that fall short). ``facts``: host -> its gathered facts (hosts without them are left out)."""
+    problems: list[str] = []
+    notes: list[str] = []
+    for entry in hardware:
+        hosts = [host for host in facts if holds(entry["hosts"], host)]
+        for fact, (key, said, slurmd_name) in CHECKED.items():
+            declared = int(entry[key])
+            seen = {host: _number(facts[host].get(fact)) for host in hosts}
+            short = {host: value for host, value in seen.items() if value is not None and value < declared}
+            if not short:
+                continue
+            least = min(short.values())
+            if len(short) == len([value for value in seen.values() if value is not None]):
+                problems.append(
+                    f"cluster_node_types.{entry['node_type']}.{key}: {declared}, but its hosts have {least} "
+                    f"({fold(sorted(short))}; slurmd -C: {slurmd_name}={least}) - slurmctld would set every one INVAL "
+                    f"('{said}') and run no job there. Set {key} to at most {least}"
+                    + (" (less what the OS keeps)" if key == "real_memory_mb" else "")
+                )
+            else:
+                notes.append(
+                    f"{fold(sorted(short))} (node type {entry['node_type']}): {slurmd_name} {least} is below the "
+                    f"type's {key} {declared}; slurmctld will keep these hosts INVAL ('{said}') until they are repaired"
+                )
+    return problems, notes
+
+
+def _number(value: object) -> int | None:
+    try:
+        return int(str(value))
+    except ValueError:
+        return None
