@@ -244,6 +244,25 @@ def _route_receivers(route: Mapping[str, Any]) -> list[str]:
     return names
 
 
+def _receiver_url_errors(name: str, receiver: Mapping[str, Any]) -> list[str]:
+    """The URLs of a receiver's notifiers (webhook url, Slack's api_url, ...): Alertmanager reads only http and https
+    ones ("unsupported scheme"), and amtool's check keeps the running configuration, so alerts would go on to the old
+    receivers after the deploy stopped there."""
+    errors = []
+    for kind, configs in receiver.items():
+        if not str(kind).endswith("_configs") or not isinstance(configs, list):
+            continue
+        for index, config in enumerate(configs):
+            for key, value in config.items() if isinstance(config, Mapping) else ():
+                if str(key).endswith("url") and isinstance(value, str) and not re.match(r"https?://[^\s/]", value):
+                    errors.append(
+                        f"monitoring_alertmanager_receivers[{name}].{kind}[{index}].{key}: {value!r} is not an http "
+                        "or https URL; Alertmanager refuses it (unsupported scheme) - write it whole, e.g. "
+                        "https://hooks.example.org/alerts"
+                    )
+    return errors
+
+
 def alertmanager_errors(route: Any, receivers: Any) -> list[str]:
     """Problems of monitoring_alertmanager_route/receivers, each naming the variable and the fix."""
     errors = []
@@ -257,6 +276,7 @@ def alertmanager_errors(route: Any, receivers: Any) -> list[str]:
             errors.append(f"monitoring_alertmanager_receivers[{index}]: a receiver needs a name")
             continue
         names.append(str(receiver["name"]))
+        errors += _receiver_url_errors(str(receiver["name"]), receiver)
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:
         errors.append(

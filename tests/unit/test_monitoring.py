@@ -120,6 +120,12 @@ RECEIVERS = [
             RECEIVERS,
             "receiver hpc-email is not in monitoring_alertmanager_receivers (hpc-oncall, hpc-mail)",
         ),
+        (
+            {"receiver": "hpc-oncall"},
+            [{"name": "hpc-oncall", "slack_configs": [{"api_url": "hooks.slack.com/services/T0"}]}],
+            "monitoring_alertmanager_receivers[hpc-oncall].slack_configs[0].api_url: 'hooks.slack.com/services/T0' is "
+            "not an http or https URL",
+        ),
     ],
 )
 def test_bad_alertmanager_settings_are_named(route: Any, receivers: Any, message: str) -> None:
