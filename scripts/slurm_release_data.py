@@ -102,7 +102,7 @@ mkdir -p /tmp/c
 for key in $(cat /work/keys); do
   for value in zz9 yes %s; do
     printf 'SlurmctldHost=ctl\nClusterName=words\nNodeName=n1 CPUs=1 RealMemory=100\n' > /tmp/c/slurm.conf
-    printf 'PartitionName=p Nodes=n1\n%%s=%%s\n' "$key" "$value" >> /tmp/c/slurm.conf
+    printf '%s\n' "$key" "$value" >> /tmp/c/slurm.conf
     out=$(SLURM_CONF=/tmp/c/slurm.conf timeout 10 scontrol show hostnames n1 2>&1 | grep -v '^n1$' | tr '\n' ' ')
     echo "@@ $key $value $out"
   done
@@ -110,10 +110,15 @@ done
 """
 
 
-def value_trials(suite: str, keys: list[str]) -> dict[str, object]:
-    """The slurm.conf keys the release's parser reads as numbers, each with the forms of value it refuses, and the
-    keys it reads as yes or no."""
-    script = _TRIAL % " ".join(value for form, value in VALUE_FORMS.items() if form != "word")
+# Where a key is tried: its own line of slurm.conf, or an option of a partition's line.
+TRIAL_LINES = {"slurm.conf": "PartitionName=p Nodes=n1\\n%s=%s", "partition": "PartitionName=p Nodes=n1 %s=%s"}
+
+
+def value_trials(suite: str, keys: list[str], kind: str) -> dict[str, object]:
+    """The keys of ``kind`` (slurm.conf, partition) the release's parser reads as numbers, each with the forms of
+    value it refuses, and the keys it reads as yes or no."""
+    values = " ".join(value for form, value in VALUE_FORMS.items() if form != "word")
+    script = _TRIAL % (values, TRIAL_LINES[kind])
     with tempfile.TemporaryDirectory(prefix="gpucluster-values-") as work:
         Path(work, "keys").write_text("\n".join(keys) + "\n")
         Path(work, "run.sh").write_text(script)
@@ -149,7 +154,7 @@ def value_trials(suite: str, keys: list[str]) -> dict[str, object]:
         for key, answers in said.items()
         if "is not a valid option" in answers.get("zz9", "") and "fatal" not in answers.get("yes", "")
     )
-    return {"slurm.conf numbers": numbers, "slurm.conf yes/no": booleans}
+    return {f"{kind} numbers": numbers, f"{kind} yes/no": booleans}
 
 
 def release_data(suite: str) -> dict[str, object]:
@@ -168,7 +173,8 @@ def release_data(suite: str) -> dict[str, object]:
     documented = {key.lower() for key in data["slurm.conf"]}  # type: ignore[attr-defined]
     strings = {word.decode() for word in _CAMEL.findall(files["libslurmfull.so"])}
     data["slurm.conf undocumented"] = sorted((s for s in strings if s.lower() not in documented), key=str.lower)
-    data.update(value_trials(suite, list(data["slurm.conf"])))  # type: ignore[call-overload]
+    for kind in TRIAL_LINES:
+        data.update(value_trials(suite, list(data[kind]), kind))  # type: ignore[call-overload]
     plugins = files["plugins.txt"].decode().split()
     data["plugins"] = sorted(
         name.removesuffix(".so") for name in plugins if name.endswith(".so") and "libslurm" not in name

@@ -120,19 +120,21 @@ PARTITION_BOOLEANS = frozenset(
 BOOLEAN_WORDS = frozenset({"yes", "no", "true", "false", "up", "down", "1", "0"})
 
 
-def partition_value_error(key: str, value: object) -> str:
-    """Why slurmctld would not read ``value`` of the PartitionName option ``key`` (a whole number where it reads
-    one, at most its largest; yes or no), or ''."""
+def partition_value_error(key: str, value: object, release: str = "") -> str:
+    """Why slurmctld would not read ``value`` of the PartitionName option ``key``, or '': a form of number the
+    release's parser refuses for it (as value_error), more than the largest it takes, a word other than yes/no."""
+    parsed = value_error(key, value, release, kind="partition")
+    if parsed:
+        return parsed
     name, text = key.lower(), str(value).strip()
     if name in PARTITION_NUMBERS and text.upper() not in ("UNLIMITED", "INFINITE"):
-        largest = PARTITION_NUMBERS[name]
-        if isinstance(value, bool) or not text.isdigit():
+        if number_form(value) in ("", "kilo") and int(text.rstrip("kK")) > PARTITION_NUMBERS[name]:
+            return f"{value} is more than {PARTITION_NUMBERS[name]}, the most slurmctld takes; it would not start"
+        if number_form(value) not in ("", "kilo"):
             return (
                 f"{value!r} is not a whole number (or UNLIMITED); slurmctld would not start (MiB, seconds or "
                 "minutes: no units)"
             )
-        if int(text) > largest:
-            return f"{value} is more than {largest}, the most slurmctld takes; it would not start"
     if name in PARTITION_BOOLEANS and not (isinstance(value, bool) or text.lower() in BOOLEAN_WORDS):
         return f"{value!r} is not yes or no; slurmctld would not start"
     return ""
@@ -207,15 +209,16 @@ _FORM_HINTS = {
 }
 
 
-def value_error(key: str, value: object, release: str) -> str:
-    """Why the release's slurm.conf parser would stop at ``value`` of ``key`` (a key it reads as a number, in a form
-    it refuses - "is not a valid number", "is less than zero" -; a yes/no key given another word), or ''. A release
-    without data: only what every release in scope refuses."""
+def value_error(key: str, value: object, release: str, kind: str = "slurm.conf") -> str:
+    """Why the release's parser would stop at ``value`` of ``key`` (a ``kind`` key: slurm.conf's own or a
+    partition's option) - a key it reads as a number, in a form it refuses ("is not a valid number", "is less than
+    zero"); a yes/no key given another word -, or ''. A release without data: only what every release in scope
+    refuses."""
     releases = [release] if release in RELEASE_DATA else list(RELEASE_DATA)
     name = key.lower()
     refused: set[str] | None = None
     for r in releases:
-        numbers = {k.lower(): v for k, v in RELEASE_DATA[r].get("slurm.conf numbers", {}).items()}  # type: ignore[attr-defined]
+        numbers = {k.lower(): v for k, v in RELEASE_DATA[r].get(f"{kind} numbers", {}).items()}  # type: ignore[attr-defined]
         forms = set(numbers.get(name, ()))
         refused = forms if refused is None else refused & forms
     form = number_form(value)
@@ -226,7 +229,7 @@ def value_error(key: str, value: object, release: str) -> str:
             "number"
         )
     yes_no = all(
-        name in {k.lower() for k in RELEASE_DATA[r].get("slurm.conf yes/no", ())}  # type: ignore[attr-defined]
+        name in {k.lower() for k in RELEASE_DATA[r].get(f"{kind} yes/no", ())}  # type: ignore[attr-defined]
         for r in releases
     )
     if yes_no and not (isinstance(value, bool) or str(value).strip().lower() in BOOLEAN_WORDS):

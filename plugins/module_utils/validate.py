@@ -472,7 +472,7 @@ def check_partition_limits(cluster: Cluster) -> list[str]:
                 errors.append(f"{where}.options.{key}: written by the model; set the partition's {owner} instead")
             else:
                 unknown = key_error(f"{where}.options.{key}", key, "partition", str(cluster.release))
-                wrong = "" if unknown else partition_value_error(key, value)
+                wrong = "" if unknown else partition_value_error(key, value, str(cluster.release))
                 errors += [unknown] if unknown else [f"{where}.options.{key}: {wrong}"] if wrong else []
         modes = {m.strip().upper() for m in partition.preempt_mode.split(",") if m.strip()}
         if "SUSPEND" in modes and "GANG" not in global_modes:

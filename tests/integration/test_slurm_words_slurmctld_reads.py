@@ -87,6 +87,9 @@ CASES: list[Case] = [
     _options({"GraceTime": "00:05:00"}),
     _options({"PriorityJobFactor": 70000}),
     _options({"ExclusiveUser": "maybe"}),
+    _options({"ResumeTimeout": "30s"}),
+    _options({"MaxMemPerNode": "100k"}),
+    _options({"MinNodes": -1}),
     # cluster_slurm_config values as the release's parser reads them (scripts/slurm_release_data.py tried each form)
     _config("MessageTimeout", "30s"),
     _config("SlurmdTimeout", 600),

@@ -558,7 +558,7 @@ CASES: list[tuple[str, Mutation, str]] = [
     (
         "partition option with a unit",
         _set("partitions.0.options", {"MaxMemPerNode": "64G"}),
-        "options.MaxMemPerNode: '64G' is not a whole number (or UNLIMITED)",
+        "options.MaxMemPerNode: '64G' is a number with a unit",
     ),
     (
         "partition option over its largest",
