@@ -384,6 +384,12 @@ def check_partitions(cluster: Cluster) -> list[str]:
             errors.append(
                 f"{where}.oversubscribe: '{partition.oversubscribe}' must be NO, EXCLUSIVE, YES[:N] or FORCE[:N]"
             )
+        elif least := _oversubscribe_too_few(partition.oversubscribe):
+            errors.append(
+                f"{where}.oversubscribe: '{partition.oversubscribe}' shares a resource among fewer than {least} jobs; "
+                "slurmctld ignores it ('Ignoring bad OverSubscribe value') and the partition does not oversubscribe. "
+                f"Give N of {least} or more, or NO"
+            )
         for qos in (partition.qos, *partition.allow_qos):
             if qos and qos not in qos_names and qos.upper() != "ALL":
                 errors.append(f"{where}: QOS '{qos}' is not declared in cluster_qos")
@@ -577,6 +583,14 @@ def _preempts(name: str, cluster: Cluster, seen: set[str]) -> bool:
         seen.add(current)
         stack.extend(by_name[current].preempt)
     return False
+
+
+def _oversubscribe_too_few(value: str) -> int:
+    """The least N slurmctld takes in YES:N (2) or FORCE:N (1) when ``value`` gives fewer (seen with the real
+    slurmctld: YES:1, YES:0 and FORCE:0 are ignored), else 0."""
+    word, _, count = value.upper().partition(":")
+    least = {"YES": 2, "FORCE": 1}.get(word, 0)
+    return least if count.isdigit() and int(count) < least else 0
 
 
 def select_parameter_errors(cluster: Cluster) -> list[str]:

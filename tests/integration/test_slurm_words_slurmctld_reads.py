@@ -59,6 +59,19 @@ def _options(options: dict[str, Any]) -> Case:
     )
 
 
+def _oversubscribe(value: str) -> Case:
+    """A partition's oversubscribe: slurmctld starts either way, but ignores a count it cannot use ("Ignoring bad
+    OverSubscribe value") - the partition then does not oversubscribe, which the case reads as not taken."""
+    return (
+        lambda spec: spec["partitions"][0].update(oversubscribe=value),
+        ".oversubscribe",
+        lambda conf: "".join(
+            f"{line} OverSubscribe={value}\n" if line.startswith("PartitionName=") else f"{line}\n"
+            for line in conf.splitlines()
+        ),
+    )
+
+
 def _config(key: str, value: object) -> Case:
     return (
         lambda spec: spec.update(slurm_config={key: value}),
@@ -90,6 +103,10 @@ CASES: list[Case] = [
     _options({"ResumeTimeout": "30s"}),
     _options({"MaxMemPerNode": "100k"}),
     _options({"MinNodes": -1}),
+    _oversubscribe("YES:1"),
+    _oversubscribe("FORCE:0"),
+    _oversubscribe("FORCE:1"),
+    _oversubscribe("YES:4"),
     # cluster_slurm_config values as the release's parser reads them (scripts/slurm_release_data.py tried each form)
     _config("MessageTimeout", "30s"),
     _config("SlurmdTimeout", 600),
@@ -118,6 +135,7 @@ def test_slurmctld_starts_on_the_words_the_validation_takes_and_only_on_those(do
         change(changed)
         refused = [error for error in inventory_errors(changed, groups) if key in error]
         started, output = small_slurmctld(suite, written(slurm_conf), gres, tuple(groups["compute"]))
+        started = started and "Ignoring bad OverSubscribe value" not in output
         verdicts.append((refused, started, output[-800:]))
     wrong = [(refused, started, out) for refused, started, out in verdicts if bool(refused) == started]
     assert not wrong, wrong

@@ -556,6 +556,11 @@ CASES: list[tuple[str, Mutation, str]] = [
     ),
     ("partition option owned by the model", _set("partitions.0.options", {"Nodes": "ALL"}), "options.Nodes: written"),
     (
+        "partition oversubscribing to one job",
+        _set("partitions.0.oversubscribe", "YES:1"),
+        "oversubscribe: 'YES:1' shares a resource among fewer than 2 jobs; slurmctld ignores it",
+    ),
+    (
         "partition option with a unit",
         _set("partitions.0.options", {"MaxMemPerNode": "64G"}),
         "options.MaxMemPerNode: '64G' is a number with a unit",
