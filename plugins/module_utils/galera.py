@@ -435,10 +435,33 @@ def _server_errors(settings: Mapping[str, Any]) -> list[str]:
             f"(galera_preflight_min_ws_size_gb: {ws_floor}): slurmdbd's large transactions (purges, archives) would "
             "fail; raise it (2147483647 is Galera's most)"
         )
+    errors += _preflight_floor_errors(settings, sizes)
     for name in ("galera_slave_threads", "galera_sync_timeout"):
         value = settings.get(name.removeprefix("galera_"))
         if value is not None and not whole_in_range(value, 1):
             errors.append(f"{name}: {value!r} is not a whole number of 1 or more")
+    return errors
+
+
+def _preflight_floor_errors(settings: Mapping[str, Any], sizes: Mapping[str, Any]) -> list[str]:
+    """innodb_lock_wait_timeout and max_allowed_packet below the floors the slurmdbd preflight asks for (it runs
+    after the Galera nodes are set up, and stops the run there)."""
+    errors = []
+    wait, wait_floor = settings.get("lock_wait_timeout"), settings.get("min_lock_wait_timeout")
+    if str(wait or "").isdigit() and str(wait_floor or "").isdigit() and int(str(wait)) < int(str(wait_floor)):
+        errors.append(
+            f"galera_innodb_lock_wait_timeout: {wait} s is below what the slurmdbd preflight accepts "
+            f"(galera_preflight_min_lock_wait_timeout: {wait_floor}; SchedMD asks for 900), which would stop the run "
+            "after the Galera nodes were set up; raise it"
+        )
+    packet = size_bytes(sizes.get("galera_max_allowed_packet", "")) if sizes else None
+    packet_floor = settings.get("min_max_allowed_packet_mb")
+    if packet is not None and str(packet_floor or "").isdigit() and packet < int(str(packet_floor)) * 2**20:
+        errors.append(
+            f"galera_max_allowed_packet: {sizes['galera_max_allowed_packet']} is below what the slurmdbd preflight "
+            f"accepts (galera_preflight_min_max_allowed_packet_mb: {packet_floor} MiB), which would stop the run after "
+            "the Galera nodes were set up; raise it (64M)"
+        )
     return errors
 
 

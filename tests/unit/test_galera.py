@@ -426,3 +426,18 @@ def test_the_nodes_mariadb_settings_are_checked_before_any_host() -> None:
         "1): slurmdbd's large transactions (purges, archives) would fail; raise it (2147483647 is Galera's most)",
         "galera_slave_threads: 0 is not a whole number of 1 or more",
     ]
+
+
+def test_lock_wait_and_packet_below_the_preflights_floors_are_refused_before_any_host() -> None:
+    """The slurmdbd preflight reads innodb_lock_wait_timeout and max_allowed_packet on the running nodes and stops
+    the run there: the inventory's own values are held to the same floors first."""
+    floors = {"min_lock_wait_timeout": 900, "min_max_allowed_packet_mb": 16}
+    server = {**floors, "lock_wait_timeout": 900, "sizes": {"galera_max_allowed_packet": "64M"}}
+    assert settings_errors(GALERA3, [], {**SETTINGS, **server}) == []
+    wrong = {**floors, "lock_wait_timeout": 50, "sizes": {"galera_max_allowed_packet": "4M"}}
+    errors = settings_errors(GALERA3, [], {**SETTINGS, **wrong})
+    assert [error.split(":")[0] for error in errors] == [
+        "galera_innodb_lock_wait_timeout",
+        "galera_max_allowed_packet",
+    ], errors
+    assert all("would stop the run after the Galera nodes were set up" in error for error in errors)
