@@ -12,6 +12,7 @@ Kept free of AnsibleModule: parsing and planning are unit-tested on recorded sco
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -98,11 +99,18 @@ def reservation_errors(
         count = item.get("node_count")
         if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 1):
             errors.append(f"{where}: node_count {count!r} is not a number of nodes (1 or more)")
+        elif isinstance(count, int) and hosts and count > len(hosts):
+            errors.append(
+                f"{where}: node_count {count} is more than the cluster's {len(hosts)} compute nodes; slurmctld "
+                "would refuse the reservation (the play stops there) - hold at most all of them"
+            )
         if item.get("partition") and str(item["partition"]) not in known_partitions:
             errors.append(f"{where}: partition {item['partition']!r} is not in cluster_partitions")
         start = str(item.get("start", "now"))
         if not START.match(start):
             errors.append(f"{where}: start {start!r} is neither now nor a date and time (2026-12-01T08:00)")
+        elif start != "now" and not _real_date(start):
+            errors.append(f"{where}: start {start!r} is no date of the calendar (month 1-12, its days, 00:00-23:59)")
         duration = item.get("duration")
         if minutes_of(duration) is None:
             errors.append(
@@ -128,6 +136,14 @@ def reservation_errors(
         if len(RECURRING & set(flags)) > 1:
             errors.append(f"{where}: flags {', '.join(sorted(RECURRING & set(flags)))}: one recurrence at most")
     return errors
+
+
+def _real_date(start: str) -> bool:
+    try:
+        datetime.datetime.fromisoformat(start)
+    except ValueError:
+        return False
+    return True
 
 
 def parse_show(output: str) -> dict[str, str]:

@@ -110,6 +110,8 @@ def test_a_right_list_passes() -> None:
         ({**SPEC, "partition": "cpu"}, "partition 'cpu' is not in cluster_partitions"),
         ({**SPEC, "name": "a b"}, "name 'a b' is not a reservation name"),
         ({**SPEC, "node": "x"}, "unknown setting node"),
+        ({**SPEC, "start": "2026-13-01T08:00"}, "start '2026-13-01T08:00' is no date of the calendar"),
+        ({**SPEC, "nodes": "", "node_count": 3}, "node_count 3 is more than the cluster's 2 compute nodes"),
     ],
 )
 def test_each_mistake_is_named(item: dict[str, Any], message: str) -> None:
