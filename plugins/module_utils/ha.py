@@ -275,7 +275,24 @@ def login_pool_errors(logins: Sequence[str], addresses: Mapping[str, str], setti
         errors.append(
             f"login_pool_metrics_port {metrics} is login_pool_ssh_port too; HAProxy cannot listen for both there"
         )
+    for variable, taken in (settings.get("other_ports") or {}).items():
+        for name, own in (("login_pool_ssh_port", port), ("login_pool_metrics_port", metrics)):
+            if own is not None and str(own) == str(taken):
+                errors.append(
+                    f"{name} {own} is also {variable} on the login nodes; HAProxy and that service cannot both "
+                    "listen there (the second one would not start) - give each its own port"
+                )
+    for name in ("session_timeout", "check_interval"):
+        value = settings.get(name)
+        if value is not None and not _HAPROXY_TIME.match(str(value)):
+            errors.append(
+                f"login_pool_{name} {value!r} is not a time HAProxy reads (a number with us, ms, s, m, h or d: 12h, "
+                "2s); its configuration check would stop the run on the login nodes"
+            )
     return errors
+
+
+_HAPROXY_TIME = re.compile(r"^\d+(us|ms|s|m|h|d)?$")
 
 
 # The shortest Corosync token this project lets a pair run with: below it a busy host's scheduling delays read as a

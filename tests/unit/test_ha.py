@@ -278,3 +278,16 @@ def test_the_pairs_timing_leaves_no_fencing_storm_and_no_blind_monitor() -> None
     (token, monitor) = pair_settings_errors({"token_ms": 50, "monitor_interval": "0"})
     assert token.startswith("pacemaker_token_ms 50 is not a Corosync token of 500-600000 ms"), token
     assert monitor.startswith("pacemaker_monitor_interval '0' is not a positive interval"), monitor
+
+
+def test_the_login_pools_ports_and_times_are_ones_its_hosts_and_haproxy_take() -> None:
+    """HAProxy's metrics port on the node exporter's (one of the two would not start on every login node), and
+    times HAProxy's configuration check refuses (it stopped the run on the login nodes)."""
+    taken = {**POOL, "metrics_port": 9100, "other_ports": {"monitoring_node_exporter_port": 9100}}
+    (clash,) = login_pool_errors(list(LOGINS), LOGINS, taken)
+    assert clash.startswith("login_pool_metrics_port 9100 is also monitoring_node_exporter_port on the login nodes")
+    times = {**POOL, "session_timeout": "12 hours", "check_interval": "2s"}
+    (time,) = login_pool_errors(list(LOGINS), LOGINS, times)
+    assert time.startswith("login_pool_session_timeout '12 hours' is not a time HAProxy reads")
+    fine = {**POOL, "session_timeout": "12h", "check_interval": "500ms", "other_ports": {"x": 9100}}
+    assert login_pool_errors(list(LOGINS), LOGINS, fine) == []
