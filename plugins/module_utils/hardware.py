@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .hostlist import fold, holds
+from .hostlist import expand, fold, holds
 
 # fact (Ansible's setup module) -> (the node type's key, what slurmctld says, what slurmd -C calls it)
 CHECKED = {
@@ -37,8 +37,9 @@ def node_hardware(node_types: Sequence[Any], config_overrides: bool) -> list[dic
 def shortfalls(
     hardware: Sequence[Mapping[str, Any]], facts: Mapping[str, Mapping[str, Any]]
 ) -> tuple[list[str], list[str]]:
-    """(problems: node types none of whose hosts with facts has what the type declares; notes: hosts of other types
-    that fall short). ``facts``: host -> its gathered facts (hosts without them are left out)."""
+    """(problems: node types none of whose hosts with facts has what the type declares - two or more of them, or
+    its only host; notes: the other hosts that fall short). ``facts``: host -> its gathered facts (hosts without them
+    - not in the run, nothing cached - are left out)."""
     problems: list[str] = []
     notes: list[str] = []
     for entry in hardware:
@@ -50,7 +51,10 @@ def shortfalls(
             if not short:
                 continue
             least = min(short.values())
-            if len(short) == len([value for value in seen.values() if value is not None]):
+            known = len([value for value in seen.values() if value is not None])
+            # every host with facts, and more than one of a larger type (one short host of a run limited to it is
+            # that host's fault, not the type's)
+            if len(short) == known and (known > 1 or len(expand(entry["hosts"])) == 1):
                 problems.append(
                     f"cluster_node_types.{entry['node_type']}.{key}: {declared}, but its hosts have {least} "
                     f"({fold(sorted(short))}; slurmd -C: {slurmd_name}={least}) - slurmctld would set every one INVAL "

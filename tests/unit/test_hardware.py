@@ -33,7 +33,7 @@ def test_a_type_all_of_whose_hosts_fall_short_is_refused_with_the_value_to_write
         "RealMemory=2063000) - slurmctld would set every one INVAL ('Low RealMemory') and run no job there. Set "
         "real_memory_mb to at most 2063000 (less what the OS keeps)"
     ]
-    (problem,) = shortfalls(HARDWARE, {"gpu01": facts(2063000, 112)})[0]
+    (problem,) = shortfalls(HARDWARE, {"gpu01": facts(2063000, 112), "gpu02": facts(2063000, 112)})[0]
     assert problem.startswith("cluster_node_types.h100.cpus: 224, but its hosts have 112")
 
 
@@ -65,3 +65,11 @@ def test_the_filter_reads_the_play_hosts_facts_and_nothing_without_a_plan() -> N
     found = cluster_hardware_shortfalls(plan, hostvars, ["gpu01", "gpu02", "gpu03", "ctl01"])
     assert [problem.split(":")[0] for problem in found["problems"]] == ["cluster_node_types.h100.real_memory_mb"]
     assert cluster_hardware_shortfalls(None, hostvars, ["gpu01"]) == {"problems": [], "notes": []}
+
+
+def test_one_short_host_of_a_larger_type_is_the_hosts_fault() -> None:
+    """A run limited to one new node with a failed DIMM (no facts of the others cached): named, not refused; a type
+    of a single host is judged by it."""
+    assert shortfalls(HARDWARE, {"gpu04": facts(1000)})[0] == []
+    single = [{**HARDWARE[0], "hosts": "gpu01"}]
+    assert len(shortfalls(single, {"gpu01": facts(1000)})[0]) == 1
