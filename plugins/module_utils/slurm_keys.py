@@ -126,11 +126,11 @@ def partition_value_error(key: str, value: object, release: str = "") -> str:
     parsed = value_error(key, value, release, kind="partition")
     if parsed:
         return parsed
-    name, text = key.lower(), str(value).strip()
-    if name in PARTITION_NUMBERS and text.upper() not in ("UNLIMITED", "INFINITE"):
-        if number_form(value) in ("", "kilo") and int(text.rstrip("kK")) > PARTITION_NUMBERS[name]:
+    name, text, form = key.lower(), str(value).strip(), number_form(value)
+    if name in PARTITION_NUMBERS and form not in ("unlimited", "infinite"):
+        if form in ("", "kilo") and int(text.rstrip("kK")) > PARTITION_NUMBERS[name]:
             return f"{value} is more than {PARTITION_NUMBERS[name]}, the most slurmctld takes; it would not start"
-        if number_form(value) not in ("", "kilo"):
+        if form not in ("", "kilo"):
             return (
                 f"{value!r} is not a whole number (or UNLIMITED); slurmctld would not start (MiB, seconds or "
                 "minutes: no units)"
@@ -209,6 +209,19 @@ _FORM_HINTS = {
 }
 
 
+@lru_cache(maxsize=16)
+def _parsed_values(release: str, kind: str) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    """What the release's parser was seen to do with ``kind``'s keys, by lower-case key: the number keys with the
+    forms each refuses, and the yes/no keys."""
+    data = RELEASE_DATA[release]
+    numbers = data.get(f"{kind} numbers", {})
+    yes_no = data.get(f"{kind} yes/no", ())
+    return (
+        {str(k).lower(): frozenset(v) for k, v in numbers.items()},  # type: ignore[attr-defined]
+        frozenset(str(k).lower() for k in yes_no),  # type: ignore[attr-defined]
+    )
+
+
 def value_error(key: str, value: object, release: str, kind: str = "slurm.conf") -> str:
     """Why the release's parser would stop at ``value`` of ``key`` (a ``kind`` key: slurm.conf's own or a
     partition's option) - a key it reads as a number, in a form it refuses ("is not a valid number", "is less than
@@ -216,22 +229,14 @@ def value_error(key: str, value: object, release: str, kind: str = "slurm.conf")
     refuses."""
     releases = [release] if release in RELEASE_DATA else list(RELEASE_DATA)
     name = key.lower()
-    refused: set[str] | None = None
-    for r in releases:
-        numbers = {k.lower(): v for k, v in RELEASE_DATA[r].get(f"{kind} numbers", {}).items()}  # type: ignore[attr-defined]
-        forms = set(numbers.get(name, ()))
-        refused = forms if refused is None else refused & forms
     form = number_form(value)
-    if form and form in (refused or set()):
+    if form and all(form in _parsed_values(r, kind)[0].get(name, ()) for r in releases):
         return (
             f"{value!r} is {_FORM_HINTS[form]}, and Slurm {release} reads {key} as a whole number: slurmctld would "
             f'stop at it ("{"is less than zero" if form == "negative" else "is not a valid number"}"); give a whole '
             "number"
         )
-    yes_no = all(
-        name in {k.lower() for k in RELEASE_DATA[r].get(f"{kind} yes/no", ())}  # type: ignore[attr-defined]
-        for r in releases
-    )
+    yes_no = all(name in _parsed_values(r, kind)[1] for r in releases)
     if yes_no and not (isinstance(value, bool) or str(value).strip().lower() in BOOLEAN_WORDS):
         return f'{value!r} is not yes or no; slurmctld would stop at it ("is not a valid option")'
     return ""
