@@ -416,14 +416,13 @@ def _server_errors(settings: Mapping[str, Any]) -> list[str]:
     for name, value in sizes.items():
         if size_bytes(value) is None:
             errors.append(f"{name}: {value!r} is not a size MariaDB reads; write a number with K, M, G or T (4G)")
-    pool = size_bytes(sizes.get("galera_innodb_buffer_pool_size", "")) if sizes else None
-    floor = settings.get("min_buffer_pool_mb")
-    if pool is not None and str(floor or "").isdigit() and pool < int(str(floor)) * 2**20:
-        errors.append(
-            f"galera_innodb_buffer_pool_size: {sizes['galera_innodb_buffer_pool_size']} is below what the slurmdbd "
-            f"preflight accepts (galera_preflight_min_buffer_pool_mb: {floor} MiB), which would stop the run after "
-            "the Galera nodes were set up; raise it (or, in a lab only, lower the preflight's floor)"
-        )
+    errors += _size_floor_errors(
+        sizes,
+        "galera_innodb_buffer_pool_size",
+        "buffer_pool",
+        settings.get("min_buffer_pool_mb"),
+        "(or, in a lab only, lower the preflight's floor)",
+    )
     ws_size, ws_floor = settings.get("max_ws_size"), settings.get("min_ws_size_gb")
     if (
         str(ws_size or "").isdigit()
@@ -454,15 +453,21 @@ def _preflight_floor_errors(settings: Mapping[str, Any], sizes: Mapping[str, Any
             f"(galera_preflight_min_lock_wait_timeout: {wait_floor}; SchedMD asks for 900), which would stop the run "
             "after the Galera nodes were set up; raise it"
         )
-    packet = size_bytes(sizes.get("galera_max_allowed_packet", "")) if sizes else None
-    packet_floor = settings.get("min_max_allowed_packet_mb")
-    if packet is not None and str(packet_floor or "").isdigit() and packet < int(str(packet_floor)) * 2**20:
-        errors.append(
-            f"galera_max_allowed_packet: {sizes['galera_max_allowed_packet']} is below what the slurmdbd preflight "
-            f"accepts (galera_preflight_min_max_allowed_packet_mb: {packet_floor} MiB), which would stop the run after "
-            "the Galera nodes were set up; raise it (64M)"
-        )
-    return errors
+    return errors + _size_floor_errors(
+        sizes, "galera_max_allowed_packet", "max_allowed_packet", settings.get("min_max_allowed_packet_mb"), "(64M)"
+    )
+
+
+def _size_floor_errors(sizes: Mapping[str, Any], variable: str, floor_name: str, floor: Any, fix: str) -> list[str]:
+    """A size of ``sizes`` (``variable``) below the slurmdbd preflight's floor of it (galera_preflight_min_<floor_name>
+    _mb, ``floor`` MiB): the preflight reads it on the running nodes and stops the run there."""
+    size = size_bytes(sizes.get(variable, "")) if sizes else None
+    if size is None or not str(floor or "").isdigit() or size >= int(str(floor)) * 2**20:
+        return []
+    return [
+        f"{variable}: {sizes[variable]} is below what the slurmdbd preflight accepts (galera_preflight_min_{floor_name}"
+        f"_mb: {floor} MiB), which would stop the run after the Galera nodes were set up; raise it {fix}"
+    ]
 
 
 def rename_errors(running: Mapping[str, str], name: str) -> list[str]:
