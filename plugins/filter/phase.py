@@ -10,6 +10,7 @@ from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.federation import read_federation
 from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import NodeReport
+from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import held_cluster_name
 from ansible_collections.gpucluster.cluster.plugins.module_utils.phase import (
     RunningCluster,
     federation_move,
@@ -57,10 +58,10 @@ def _running_cluster(host: str, probes: Mapping[str, Any]) -> RunningCluster:
 
 def _clusternames(probes: Mapping[str, Any]) -> dict[str, str]:
     """controller -> the ClusterName its StateSaveLocation's clustername file holds ("" without one)."""
-    names = {str(host): str(name or "") for host, name in (probes.get("clustername") or {}).items()}
+    names = {str(host): held_cluster_name(str(name or "")) for host, name in (probes.get("clustername") or {}).items()}
     for host, content in (probes.get("clustername_b64") or {}).items():
         try:
-            names[str(host)] = base64.b64decode(str(content or "")).decode(errors="replace")
+            names[str(host)] = held_cluster_name(base64.b64decode(str(content or "")).decode(errors="replace"))
         except binascii.Error:
             names[str(host)] = ""
     return names
@@ -121,7 +122,7 @@ def phase_federation_move(probes: Mapping[str, Any], groups: Mapping[str, Sequen
         running=running,
         registered=[str(name).strip() for name in probes.get("clusters") or [] if str(name).strip()],
         memberships=memberships,
-        foreign_state={host: name.strip() for host, name in _clusternames(probes).items()},
+        foreign_state=_clusternames(probes),
     )
     state_save = {report.host: report.state_save_location for report in running if report.host in move.running.values()}
     return {"running": dict(move.running), "new": list(move.new), "state_save": state_save, "errors": list(move.errors)}

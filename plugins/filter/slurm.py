@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -9,6 +11,10 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.federation import federation_of, pod_of
 from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import backup_controller_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
+from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
+    held_cluster_name,
+    state_cluster_error,
+)
 from ansible_collections.gpucluster.cluster.plugins.module_utils.pam_adopt import access_lines, exempt_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plugstack import plugstack_errors, plugstack_lines
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import (
@@ -123,6 +129,18 @@ def slurm_cgroup_errors(config: Any, release: Any = None) -> list[str]:
     return cgroup_errors(config, str(release or DEFAULT_RELEASE))
 
 
+def slurm_state_name_error(slurped: Any, host: str, state_save_location: str, cluster: str, pod: str = "") -> str:
+    """The refusal of a run that would give a running cluster another ClusterName; "" when the names agree or there is
+    no state yet. ``slurped``: the controller's StateSaveLocation/clustername as ansible.builtin.slurp read it (no
+    content where there is no file); ``cluster``: cluster_name; ``pod``: the host's pod ("" outside a federation)."""
+    content = str((slurped or {}).get("content") or "") if isinstance(slurped, Mapping) else ""
+    try:
+        held = held_cluster_name(base64.b64decode(content).decode(errors="replace")) if content else ""
+    except binascii.Error:
+        held = ""
+    return state_cluster_error(str(host), str(state_save_location), held, str(cluster or ""), str(pod or ""))
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
@@ -135,4 +153,5 @@ class FilterModule:
             "slurm_ctld_manager_errors": slurm_ctld_manager_errors,
             "slurm_pam_adopt_errors": slurm_pam_adopt_errors,
             "slurm_pam_access_lines": slurm_pam_access_lines,
+            "slurm_state_name_error": slurm_state_name_error,
         }

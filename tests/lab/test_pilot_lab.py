@@ -355,6 +355,23 @@ def test_a_node_type_its_hosts_fall_short_of_stops_before_any_change(lab: Lab) -
     assert docker_exec("pilot-gpu01", "sha256sum", "/etc/default/slurmd") == before
 
 
+def test_a_renamed_cluster_is_refused_before_any_change(lab: Lab) -> None:
+    """slurmctld stops on the state of another ClusterName (CLUSTER NAME MISMATCH): a deploy with cluster_name changed
+    would take the controller down at its restart. The controllers' StateSaveLocation is read right after the
+    validation (playbooks/live_state.yml), and the run stops there, naming the name to keep; nothing changed."""
+    result = molecule("converge", "-s", "pilot", "--", "-e", "cluster_name=renamed")
+    assert result.returncode != 0
+    said = " ".join(result.stdout.split())
+    assert "holds the state of the running cluster 'pilot', but cluster_name is 'renamed'" in said, failures(
+        result.stdout
+    )
+    counters = recap(result.stdout)
+    assert all(counters[host]["changed"] == 0 for host in counters), changed_tasks(result.stdout)
+    config = docker_exec("pilot-ctl01", "scontrol", "show", "config")
+    assert re.search(r"^ClusterName\s*=\s*pilot$", config, re.M), config[:2000]
+    assert "is UP" in docker_exec("pilot-ctl01", "scontrol", "ping")
+
+
 def test_an_upgrade_slurm_does_not_support_is_refused_before_any_change(lab: Lab) -> None:
     before = {host: slurm_packages(host) for host in HOSTS}
     if _suite["name"] == "bookworm":  # 22.05 -> 24.11 skips 23.11, beyond 24.11's window

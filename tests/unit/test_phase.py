@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import pytest
@@ -188,6 +189,16 @@ def test_the_live_controllers_are_those_where_systemd_runs_slurmctld() -> None:
 def test_a_new_pods_clustername_file_read_by_slurp_is_decoded() -> None:
     unreadable = federation_probes(clustername_b64={"p2ctl1": "not base64!"})
     assert phase_federation_move(unreadable, GROUPS)["errors"] == []
+
+
+def test_a_new_pods_own_state_from_an_earlier_try_is_not_another_clusters() -> None:
+    """Slurm 24.11 and later write `name|cluster id` into clustername: a new pod's StateSaveLocation holding its own
+    name (an earlier upgrade-federation.yml that stopped after pod2's first start) is its own state."""
+    own = base64.b64encode(b"pod2|3332").decode()
+    assert phase_federation_move(federation_probes(clustername_b64={"p2ctl1": own}), GROUPS)["errors"] == []
+    other = base64.b64encode(b"prod|877").decode()
+    errors = phase_federation_move(federation_probes(clustername_b64={"p2ctl1": other}), GROUPS)["errors"]
+    assert errors and "already holds the state of the cluster prod " in errors[0], errors
 
 
 def test_the_federation_preflight_says_what_it_found_in_one_line() -> None:

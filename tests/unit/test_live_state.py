@@ -1,0 +1,58 @@
+"""The running cluster's ClusterName, read from each controller's StateSaveLocation before any host changes
+(roles/slurm/tasks/state_name.yml; the real slurmctld's refusal: tests/lab/test_pilot_lab.py)."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from ansible_collections.gpucluster.cluster.plugins.filter.slurm import slurm_state_name_error
+from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
+    held_cluster_name,
+    state_cluster_error,
+)
+
+
+def slurped(text: str) -> dict[str, object]:
+    """What ansible.builtin.slurp returns for a file holding ``text``."""
+    return {"content": base64.b64encode(text.encode()).decode(), "encoding": "base64", "source": "/x/clustername"}
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [("pilot", "pilot"), ("pilot\n", "pilot"), ("pilot|877", "pilot"), ("pod2|3332\n", "pod2"), ("", "")],
+)
+def test_the_name_is_read_as_each_release_writes_it(text: str, name: str) -> None:
+    """22.05 writes the name alone, 24.11 and 26.05 `name|cluster id`."""
+    assert held_cluster_name(text) == name
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        slurped("pilot|877"),
+        slurped("PILOT"),  # slurmctld writes the name in lower case
+        {"failed": True, "msg": "file not found: /var/spool/slurmctld/clustername"},  # a new cluster: no state yet
+        {"content": "not base64!"},
+        {},
+        None,
+    ],
+)
+def test_the_same_name_or_no_state_goes_on(result: object) -> None:
+    assert slurm_state_name_error(result, "ctl1", "/var/spool/slurmctld", "pilot") == ""
+
+
+def test_another_cluster_name_is_refused_naming_the_name_to_keep() -> None:
+    message = slurm_state_name_error(slurped("pilot|877"), "ctl1", "/var/spool/slurmctld", "renamed")
+    assert message.startswith(
+        "ctl1: StateSaveLocation /var/spool/slurmctld holds the state of the running cluster 'pilot', but "
+        "cluster_name is 'renamed': slurmctld refuses to start on another cluster's state (CLUSTER NAME MISMATCH)"
+    ), message
+    assert "Keep the name 'pilot'" in message
+
+
+def test_a_pods_controllers_keep_the_pods_name_not_the_federations() -> None:
+    """In a federation each pod is its own cluster: the pod's name is the ClusterName, cluster_name the federation's."""
+    assert state_cluster_error("p2ctl1", "/srv/pod2", "pod2", "fed", "pod2") == ""
+    message = state_cluster_error("p2ctl1", "/srv/pod2", "pod2", "fed", "gpu2")
+    assert "holds the state of the running cluster 'pod2', but its pod is 'gpu2' in cluster_federation.pods" in message
