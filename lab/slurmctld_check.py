@@ -7,6 +7,7 @@ start), then reads back what the daemon understood with scontrol.
 
 from __future__ import annotations
 
+import base64
 import re
 import shutil
 import subprocess
@@ -343,6 +344,58 @@ def sacctmgr_answers(suite: str, commands: list[str]) -> list[tuple[int, str]]:
             f"sacctmgr of {suite} did not answer every command:\n{result.stdout[-2000:]}{result.stderr[-2000:]}"
         )
     return [(int(status), said) for status, _, said in answers]
+
+
+@dataclass(frozen=True)
+class Restart:
+    """What slurmctld did when started twice on one StateSaveLocation, the second time under another ClusterName."""
+
+    held: str  # the clustername file after the first start, as slurmctld wrote it
+    first_up: bool
+    second_up: bool
+    said: str  # the second start's fatal lines
+
+
+def restart_with_another_name(suite: str, slurm_conf: str, hosts: tuple[str, ...], first: str, second: str) -> Restart:
+    """Start the real slurmctld of ``suite`` on ``slurm_conf`` (its ClusterName and StateSaveLocation lines are
+    replaced; ``hosts``, its nodes, resolve to loopback addresses) named ``first``, stop it, and start it again on the
+    same state named ``second``."""
+    body = "".join(
+        f"{line}\n" for line in slurm_conf.splitlines() if not line.startswith(("ClusterName=", "StateSaveLocation="))
+    )
+    script = (
+        f"set -u\n{_PREPARE}mkdir -p /var/spool/state && chown slurm: /var/spool/state\n"
+        + r"""for name in first second; do
+  cp /work/$name.conf /etc/slurm/slurm.conf
+  slurmctld -D -i >/work/out.$name 2>&1 &
+  up=no
+  for _ in $(seq 1 40); do
+    if timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP'; then up=yes; break; fi
+    kill -0 $! 2>/dev/null || break
+    sleep 0.5
+  done
+  echo "@@ $name $up"
+  if [ $name = first ]; then echo "@@ held $(base64 -w0 /var/spool/state/clustername)"; fi
+  if [ $up = yes ]; then scontrol shutdown >/dev/null; wait; fi
+done
+grep -h fatal /work/out.second
+"""
+    )
+    with tempfile.TemporaryDirectory(prefix="gpucluster-rename-") as work:
+        for name, cluster in (("first", first), ("second", second)):
+            Path(work, f"{name}.conf").write_text(f"{body}ClusterName={cluster}\nStateSaveLocation=/var/spool/state\n")
+        Path(work, "hosts").write_text("".join(f"127.0.0.{i} {host}\n" for i, host in enumerate(hosts, start=2)))
+        Path(work, "run.sh").write_text(script)
+        result = run_in_image(suite, work, timeout=180)
+    found = dict(line[3:].split(" ", 1) for line in result.stdout.splitlines() if line.startswith("@@ "))
+    if not {"first", "second", "held"} <= found.keys():
+        raise RuntimeError(f"slurmctld of {suite} did not run twice:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+    return Restart(
+        held=base64.b64decode(found["held"]).decode(errors="replace"),
+        first_up=found["first"] == "yes",
+        second_up=found["second"] == "yes",
+        said=" ".join(line for line in result.stdout.splitlines() if "fatal" in line),
+    )
 
 
 def main() -> None:
