@@ -348,23 +348,27 @@ def sacctmgr_answers(suite: str, commands: list[str]) -> list[tuple[int, str]]:
 
 @dataclass(frozen=True)
 class Restart:
-    """What slurmctld did when started twice on one StateSaveLocation, the second time under another ClusterName."""
+    """What slurmctld did when started twice, the second time with another ClusterName or StateSaveLocation."""
 
     held: str  # the clustername file after the first start, as slurmctld wrote it
     first_up: bool
     second_up: bool
     said: str  # the second start's fatal lines
+    jobs: tuple[str, ...]  # the job ids the second start knows (the first queued one held job)
 
 
-def restart_with_another_name(suite: str, slurm_conf: str, hosts: tuple[str, ...], first: str, second: str) -> Restart:
-    """Start the real slurmctld of ``suite`` on ``slurm_conf`` (its ClusterName and StateSaveLocation lines are
-    replaced; ``hosts``, its nodes, resolve to loopback addresses) named ``first``, stop it, and start it again on the
-    same state named ``second``."""
+def restart_twice(
+    suite: str, slurm_conf: str, hosts: tuple[str, ...], first: tuple[str, str], second: tuple[str, str]
+) -> Restart:
+    """Start the real slurmctld of ``suite`` on ``slurm_conf`` (its ClusterName and StateSaveLocation lines replaced
+    by ``first``: (name, directory); ``hosts``, its nodes, resolve to loopback addresses), queue a held job, stop it,
+    and start it again with ``second``."""
     body = "".join(
         f"{line}\n" for line in slurm_conf.splitlines() if not line.startswith(("ClusterName=", "StateSaveLocation="))
     )
+    directories = " ".join(sorted({first[1], second[1]}))
     script = (
-        f"set -u\n{_PREPARE}mkdir -p /var/spool/state && chown slurm: /var/spool/state\n"
+        f"set -u\n{_PREPARE}mkdir -p {directories} && chown slurm: {directories}\n"
         + r"""for name in first second; do
   cp /work/$name.conf /etc/slurm/slurm.conf
   slurmctld -D -i >/work/out.$name 2>&1 &
@@ -375,19 +379,26 @@ def restart_with_another_name(suite: str, slurm_conf: str, hosts: tuple[str, ...
     sleep 0.5
   done
   echo "@@ $name $up"
-  if [ $name = first ]; then echo "@@ held $(base64 -w0 /var/spool/state/clustername)"; fi
-  if [ $up = yes ]; then scontrol shutdown >/dev/null; wait; fi
+  if [ $up = yes ]; then
+    if [ $name = first ]; then
+      sbatch --hold --wrap='sleep 1000' >/dev/null
+      echo "@@ held $(base64 -w0 "$(scontrol show config | awk '/^StateSaveLocation/{print $3}')/clustername")"
+    else
+      echo "@@ jobs $(squeue --noheader --format=%i | tr '\n' ' ')"
+    fi
+    scontrol shutdown >/dev/null; wait
+  fi
 done
 grep -h fatal /work/out.second
 """
     )
-    with tempfile.TemporaryDirectory(prefix="gpucluster-rename-") as work:
-        for name, cluster in (("first", first), ("second", second)):
-            Path(work, f"{name}.conf").write_text(f"{body}ClusterName={cluster}\nStateSaveLocation=/var/spool/state\n")
+    with tempfile.TemporaryDirectory(prefix="gpucluster-restart-") as work:
+        for name, (cluster, directory) in (("first", first), ("second", second)):
+            Path(work, f"{name}.conf").write_text(f"{body}ClusterName={cluster}\nStateSaveLocation={directory}\n")
         Path(work, "hosts").write_text("".join(f"127.0.0.{i} {host}\n" for i, host in enumerate(hosts, start=2)))
         Path(work, "run.sh").write_text(script)
         result = run_in_image(suite, work, timeout=180)
-    found = dict(line[3:].split(" ", 1) for line in result.stdout.splitlines() if line.startswith("@@ "))
+    found = dict(line[3:].partition(" ")[::2] for line in result.stdout.splitlines() if line.startswith("@@ "))
     if not {"first", "second", "held"} <= found.keys():
         raise RuntimeError(f"slurmctld of {suite} did not run twice:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
     return Restart(
@@ -395,6 +406,7 @@ grep -h fatal /work/out.second
         first_up=found["first"] == "yes",
         second_up=found["second"] == "yes",
         said=" ".join(line for line in result.stdout.splitlines() if "fatal" in line),
+        jobs=tuple(found.get("jobs", "").split()),
     )
 
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.federation import read_federation
 from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import NodeReport
-from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import held_cluster_name
+from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import config_value, held_cluster_name
 from ansible_collections.gpucluster.cluster.plugins.module_utils.phase import (
     RunningCluster,
     federation_move,
@@ -36,20 +35,14 @@ def phase_production_move(probes: Mapping[str, Any]) -> dict[str, Any]:
     return {"controller": move.controller, "database_host": move.database_host, "errors": list(move.errors)}
 
 
-def _config_value(config: str, key: str) -> str:
-    """A value of `scontrol show config` output ("Key = value")."""
-    match = re.search(rf"(?m)^{key}\s*=\s*(.*?)\s*$", config)
-    return match.group(1) if match else ""
-
-
 def _running_cluster(host: str, probes: Mapping[str, Any]) -> RunningCluster:
     """What a controller where slurmctld runs reported, with what the inventory says of it."""
     config = str((probes.get("configs") or {}).get(host) or "")
     return RunningCluster(
         host=host,
-        cluster_name=_config_value(config, "ClusterName"),
-        state_save_location=_config_value(config, "StateSaveLocation"),
-        max_job_id=int(_config_value(config, "MaxJobId") or 0),
+        cluster_name=config_value(config, "ClusterName"),
+        state_save_location=config_value(config, "StateSaveLocation"),
+        max_job_id=int(config_value(config, "MaxJobId") or 0),
         pacemaker="is running on" in str((probes.get("pacemaker") or {}).get(host) or ""),
         inventory_manager=str((probes.get("managers") or {}).get(host) or "systemd"),
         inventory_state_save_location=str((probes.get("state_save") or {}).get(host) or ""),

@@ -14,6 +14,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import
 from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
     held_cluster_name,
     state_cluster_error,
+    state_move_error,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.pam_adopt import access_lines, exempt_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plugstack import plugstack_errors, plugstack_lines
@@ -141,6 +142,16 @@ def slurm_state_name_error(slurped: Any, host: str, state_save_location: str, cl
     return state_cluster_error(str(host), str(state_save_location), held, str(cluster or ""), str(pod or ""))
 
 
+def slurm_state_move_error(shown: Any, host: str, state_save_location: str, imported_from: str = "") -> str:
+    """The refusal of a run that would restart slurmctld on another StateSaveLocation than the one it runs with (it
+    would start without its jobs); "" when they agree, when no slurmctld answered, or when the run moves the state
+    itself. ``shown``: the registered result of `scontrol show config` on the controller; ``imported_from``: where a
+    phase upgrade moves the state from (pacemaker_state_import_from)."""
+    answered = isinstance(shown, Mapping) and shown.get("rc") == 0
+    config = str(shown.get("stdout") or "") if answered and isinstance(shown, Mapping) else ""
+    return state_move_error(str(host), config, str(state_save_location or ""), str(imported_from or ""))
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
@@ -153,5 +164,6 @@ class FilterModule:
             "slurm_ctld_manager_errors": slurm_ctld_manager_errors,
             "slurm_pam_adopt_errors": slurm_pam_adopt_errors,
             "slurm_pam_access_lines": slurm_pam_access_lines,
+            "slurm_state_move_error": slurm_state_move_error,
             "slurm_state_name_error": slurm_state_name_error,
         }

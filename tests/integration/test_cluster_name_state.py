@@ -1,30 +1,35 @@
-"""The running cluster's name, as the real slurmctld of 22.05, 24.11 and 26.05 keeps it: the clustername file it
-writes into StateSaveLocation (read by roles/slurm/tasks/state_name.yml and the federation move) and its refusal to
-start on the state of another ClusterName, which the toolkit refuses before any host changes."""
+"""The running cluster's state, as the real slurmctld of 22.05, 24.11 and 26.05 keeps it: the clustername file it
+writes into StateSaveLocation (read by roles/slurm/tasks/state_name.yml and the federation move), its refusal to start
+on the state of another ClusterName, and its start without its jobs on another StateSaveLocation - both refused by
+the toolkit before any host changes (module_utils/live_state.py)."""
 
 from __future__ import annotations
 
 import base64
 
 import pytest
-from ansible_collections.gpucluster.cluster.plugins.filter.slurm import slurm_state_name_error
+from ansible_collections.gpucluster.cluster.plugins.filter.slurm import slurm_state_move_error, slurm_state_name_error
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory
 
-from lab.slurmctld_check import SUITE_RELEASE, restart_with_another_name, small_files
+from lab.slurmctld_check import SUITE_RELEASE, restart_twice, small_files
 from tests.unit.factory import valid_groups, valid_spec
 
 pytestmark = pytest.mark.slurmctld
 
 
-@pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
-def test_slurmctld_stops_on_another_clusters_state_as_the_check_judges(suite: str) -> None:
+def small_cluster(suite: str) -> tuple[str, tuple[str, ...]]:
     spec, groups = valid_spec(), valid_groups()
     spec.update(slurm_release=SUITE_RELEASE[suite], qos={}, scheduling={}, accounting={})
     spec.pop("fabric")
     spec["partitions"][0]["qos"] = ""
     groups["dbd"] = []
     conf, _, _ = small_files(config_from_inventory(spec, groups))
-    restart = restart_with_another_name(suite, conf, tuple(groups["compute"]), "alpha", "beta")
+    return conf, tuple(groups["compute"])
+
+
+@pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
+def test_slurmctld_stops_on_another_clusters_state_as_the_check_judges(suite: str) -> None:
+    restart = restart_twice(suite, *small_cluster(suite), ("alpha", "/var/spool/state"), ("beta", "/var/spool/state"))
     assert restart.first_up, restart
     slurped = {"content": base64.b64encode(restart.held.encode()).decode()}
     # the check reads the file as this release writes it: the same name goes on...
@@ -34,3 +39,18 @@ def test_slurmctld_stops_on_another_clusters_state_as_the_check_judges(suite: st
         slurped, "ctl", "/var/spool/state", "beta"
     )
     assert not restart.second_up and "CLUSTER NAME MISMATCH" in restart.said, restart
+
+
+@pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
+def test_slurmctld_on_another_state_directory_starts_without_its_jobs(suite: str) -> None:
+    restart = restart_twice(suite, *small_cluster(suite), ("alpha", "/var/spool/old"), ("alpha", "/var/spool/new"))
+    assert restart.first_up and restart.second_up, restart
+    assert restart.jobs == (), restart  # the held job the first start queued is gone
+    shown = {"rc": 0, "stdout": "ClusterName = alpha\nStateSaveLocation = /var/spool/old\n"}
+    assert slurm_state_move_error(shown, "ctl", "/var/spool/new").startswith(
+        "ctl: slurmctld of the cluster 'alpha' runs with its state in /var/spool/old, but the inventory gives it "
+        "StateSaveLocation /var/spool/new"
+    )
+    # the same directory again: the job is still there
+    kept = restart_twice(suite, *small_cluster(suite), ("alpha", "/var/spool/old"), ("alpha", "/var/spool/old"))
+    assert kept.second_up and len(kept.jobs) == 1, kept

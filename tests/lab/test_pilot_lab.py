@@ -372,6 +372,23 @@ def test_a_renamed_cluster_is_refused_before_any_change(lab: Lab) -> None:
     assert "is UP" in docker_exec("pilot-ctl01", "scontrol", "ping")
 
 
+def test_a_moved_state_directory_is_refused_before_any_change(lab: Lab) -> None:
+    """Restarted on a StateSaveLocation without its state, slurmctld starts empty and kills the jobs the nodes still
+    run (tests/integration/test_cluster_name_state.py). A deploy moving it while slurmctld runs from the old one stops
+    right after the validation, saying how to move the state; nothing changed, the new directory not even made."""
+    moved = {"cluster_slurm_config": {"SlurmdTimeout": 60, "StateSaveLocation": "/var/spool/slurmctld-moved"}}
+    result = molecule("converge", "-s", "pilot", "--", "-e", json.dumps(moved))
+    assert result.returncode != 0
+    said = " ".join(result.stdout.split())
+    assert (
+        "pilot-ctl01: slurmctld of the cluster 'pilot' runs with its state in /var/spool/slurmctld, but the inventory "
+        "gives it StateSaveLocation /var/spool/slurmctld-moved"
+    ) in said, failures(result.stdout)
+    counters = recap(result.stdout)
+    assert all(counters[host]["changed"] == 0 for host in counters), changed_tasks(result.stdout)
+    assert "absent" in sh("pilot-ctl01", "test -e /var/spool/slurmctld-moved || echo absent", check=False)
+
+
 def test_an_upgrade_slurm_does_not_support_is_refused_before_any_change(lab: Lab) -> None:
     before = {host: slurm_packages(host) for host in HOSTS}
     if _suite["name"] == "bookworm":  # 22.05 -> 24.11 skips 23.11, beyond 24.11's window

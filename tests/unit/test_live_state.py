@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 
 import pytest
-from ansible_collections.gpucluster.cluster.plugins.filter.slurm import slurm_state_name_error
+from ansible_collections.gpucluster.cluster.plugins.filter.slurm import slurm_state_move_error, slurm_state_name_error
 from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
     held_cluster_name,
     state_cluster_error,
@@ -56,3 +56,39 @@ def test_a_pods_controllers_keep_the_pods_name_not_the_federations() -> None:
     assert state_cluster_error("p2ctl1", "/srv/pod2", "pod2", "fed", "pod2") == ""
     message = state_cluster_error("p2ctl1", "/srv/pod2", "pod2", "fed", "gpu2")
     assert "holds the state of the running cluster 'pod2', but its pod is 'gpu2' in cluster_federation.pods" in message
+
+
+CONFIG = "ClusterName             = pilot\nStateSaveLocation       = /var/spool/slurmctld\nSlurmUser = slurm(64030)\n"
+
+
+@pytest.mark.parametrize(
+    ("shown", "location", "imported_from"),
+    [
+        ({"rc": 0, "stdout": CONFIG}, "/var/spool/slurmctld", ""),
+        ({"rc": 0, "stdout": CONFIG}, "/var/spool/slurmctld/", ""),  # the same directory, written otherwise
+        # a phase upgrade that moves the state itself (upgrade-production.yml: pacemaker_state_import_from)
+        ({"rc": 0, "stdout": CONFIG}, "/srv/slurmctld", "/var/spool/slurmctld"),
+        # no slurmctld answers: a new cluster, or one stopped to move its state by hand
+        ({"rc": 1, "stdout": "", "stderr": "slurm_load_ctl_conf error: Unable to contact slurm controller"}, "/x", ""),
+        ({"rc": 2, "msg": "[Errno 2] No such file or directory: b'scontrol'"}, "/x", ""),
+        ({"rc": 0, "stdout": "Configuration data as of 2026-11-29T16:00:00\n"}, "/x", ""),
+        (None, "/x", ""),
+    ],
+)
+def test_the_running_state_directory_or_none_goes_on(shown: object, location: str, imported_from: str) -> None:
+    assert slurm_state_move_error(shown, "ctl1", location, imported_from) == ""
+
+
+def test_a_moved_state_directory_is_refused_while_slurmctld_runs_from_the_old_one() -> None:
+    """Restarted on a directory without its state, slurmctld starts empty and kills the jobs the nodes still run."""
+    message = slurm_state_move_error({"rc": 0, "stdout": CONFIG}, "ctl1", "/srv/slurmctld")
+    assert message.startswith(
+        "ctl1: slurmctld of the cluster 'pilot' runs with its state in /var/spool/slurmctld, but the inventory "
+        "gives it StateSaveLocation /srv/slurmctld"
+    ), message
+    assert (
+        "copy /var/spool/slurmctld to /srv/slurmctld" in message
+        and "keep StateSaveLocation: /var/spool/slurmctld" in message
+    )
+    # a phase upgrade moving another directory's state does not excuse it
+    assert slurm_state_move_error({"rc": 0, "stdout": CONFIG}, "ctl1", "/srv/slurmctld", "/var/lib/other") == message
