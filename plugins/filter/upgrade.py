@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import DEFAULT_RELEASE
 from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import (
     dump_errors,
     hosts_to_upgrade,
+    installed_release_error,
     interrupted_conversions,
     lagging_controllers,
     oldest_release,
@@ -21,6 +23,16 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import 
 def slurm_upgrade_errors(installed: Mapping[str, str], target: Any) -> list[str]:
     """Why the hosts' installed Slurm (host -> package version) cannot be upgraded to ``target``."""
     return upgrade_errors(installed, str(target))
+
+
+def slurm_installed_release_error(packages: Mapping[str, Any], host: str, release: Any, pod: str = "") -> str:
+    """The refusal of a deploy that would write the files of ``release`` (the host's: cluster_slurm_release, or its
+    pod's slurm_release) on a host whose installed Slurm is another release (``packages``: the host's
+    `installed_packages`); "" where they agree or Slurm is not installed yet."""
+    versions = {str(name): str((entries or [{}])[0].get("version") or "") for name, entries in (packages or {}).items()}
+    wanted = str(release or "") or str(DEFAULT_RELEASE)
+    setting = f"cluster_federation.pods.{pod}.slurm_release" if pod else "cluster_slurm_release"
+    return installed_release_error(str(host), versions, wanted, setting)
 
 
 def slurm_upgrade_hosts(installed: Mapping[str, str], target: Any) -> list[str]:
@@ -79,6 +91,7 @@ def slurm_upgrade_dump_errors(
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
+            "slurm_installed_release_error": slurm_installed_release_error,
             "slurm_upgrade_errors": slurm_upgrade_errors,
             "slurm_upgrade_hosts": slurm_upgrade_hosts,
             "slurm_upgrade_oldest_release": slurm_upgrade_oldest_release,

@@ -103,6 +103,31 @@ def upgrade_errors(installed: Mapping[str, str], target: str) -> list[str]:
     return errors
 
 
+def installed_release_error(host: str, versions: Mapping[str, str], release: str, setting: str) -> str:
+    """The refusal of a run that would write ``release``'s files on a host whose installed Slurm (package name ->
+    version) is another release; "" where they agree or Slurm is not installed (a new host gets the release its
+    package source offers). ``setting``: the variable that gives the host its release."""
+    package = release_package(versions)
+    version = versions.get(package, "")
+    installed = release_of(version) if version else None
+    if installed is None or str(installed) == str(release):
+        return ""
+    if installed > Release.parse(release):
+        fix = (
+            f"Slurm is not downgraded (the database and the state files are converted on the way up): set {setting}: "
+            f"'{installed}'"
+        )
+    else:
+        fix = (
+            f"Move the cluster to {release} with playbooks/upgrade-slurm.yml (SchedMD's order, the jobs kept), or set "
+            f"{setting}: '{installed}'"
+        )
+    return (
+        f"{host} runs Slurm {installed} ({package} {version}), but {setting} is '{release}': this run would write "
+        f"{release}'s files for {installed}'s daemons (slurmctld stops on a key it does not know). {fix}"
+    )
+
+
 def hosts_to_upgrade(installed: Mapping[str, str], target: str) -> list[str]:
     """Hosts with Slurm installed at another release than ``target``."""
     goal = Release.parse(target)

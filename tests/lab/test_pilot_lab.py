@@ -389,6 +389,22 @@ def test_a_moved_state_directory_is_refused_before_any_change(lab: Lab) -> None:
     assert "absent" in sh("pilot-ctl01", "test -e /var/spool/slurmctld-moved || echo absent", check=False)
 
 
+def test_a_release_the_hosts_do_not_run_is_refused_before_any_change(lab: Lab) -> None:
+    """cluster_slurm_release moved on without upgrade-slurm.yml: the deploy would write 26.05's files for the hosts'
+    24.11 (24.11's slurmctld stops on 26.05's MetricsType). The common role compares each host's installed Slurm with
+    its release before the first change and names upgrade-slurm.yml."""
+    if _suite["name"] != "trixie":
+        pytest.skip("Debian 13's 24.11 asked for 26.05: checked once")
+    result = molecule("converge", "-s", "pilot", "--", "-e", "cluster_slurm_release=26.05")
+    assert result.returncode != 0
+    said = " ".join(result.stdout.split())
+    assert "pilot-ctl01 runs Slurm 24.11 (" in said, failures(result.stdout)
+    assert "pilot-gpu01 runs Slurm 24.11 (" in said
+    assert "but cluster_slurm_release is '26.05'" in said and "playbooks/upgrade-slurm.yml" in said
+    counters = recap(result.stdout)
+    assert all(counters[host]["changed"] == 0 for host in counters), changed_tasks(result.stdout)
+
+
 def test_an_upgrade_slurm_does_not_support_is_refused_before_any_change(lab: Lab) -> None:
     before = {host: slurm_packages(host) for host in HOSTS}
     if _suite["name"] == "bookworm":  # 22.05 -> 24.11 skips 23.11, beyond 24.11's window

@@ -425,14 +425,26 @@ def test_production_inventory_without_fencing_is_refused_before_any_host(lab: La
 
 
 def test_a_new_name_for_the_running_galera_cluster_is_refused(lab: Lab) -> None:
-    """cluster_name changed (as on the move to a federation): galera_cluster_name's default follows it, and a
-    node does not rejoin its cluster under another name, so the galera role refuses before it writes anything."""
-    result = molecule("converge", "-s", "production", "--", "--tags", "galera", "-e", "cluster_name=renamed")
+    """galera_cluster_name changed (its default follows cluster_name, as on the move to a federation): a node does
+    not rejoin its cluster under another name, so the galera role refuses before it writes anything. cluster_name
+    itself is refused earlier, right after the validation: the pair's StateSaveLocation holds the cluster 'prod'
+    (playbooks/live_state.yml)."""
+    result = molecule(
+        "converge", "-s", "production", "--", "--tags", "galera", "-e", "galera_cluster_name=renamed-accounting"
+    )
     assert result.returncode != 0
     refusal = "run the Galera cluster 'prod-accounting' and the inventory makes it 'renamed-accounting'"
     assert refusal in " ".join(result.stdout.split()), failures(result.stdout) + result.stdout[-3000:]
     counters = recap(result.stdout)
     assert all(counters[host]["changed"] == 0 for host in counters), changed_tasks(result.stdout)
+    renamed = molecule("converge", "-s", "production", "--", "--tags", "galera", "-e", "cluster_name=renamed")
+    assert renamed.returncode != 0
+    said = " ".join(renamed.stdout.split())
+    assert "holds the state of the running cluster 'prod', but cluster_name is 'renamed'" in said, failures(
+        renamed.stdout
+    )
+    counters = recap(renamed.stdout)
+    assert all(counters[host]["changed"] == 0 for host in counters), changed_tasks(renamed.stdout)
 
 
 def submit(command: str) -> str:

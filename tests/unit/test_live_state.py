@@ -7,6 +7,7 @@ import base64
 
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.filter.slurm import slurm_state_move_error, slurm_state_name_error
+from ansible_collections.gpucluster.cluster.plugins.filter.upgrade import slurm_installed_release_error
 from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
     held_cluster_name,
     state_cluster_error,
@@ -92,3 +93,36 @@ def test_a_moved_state_directory_is_refused_while_slurmctld_runs_from_the_old_on
     )
     # a phase upgrade moving another directory's state does not excuse it
     assert slurm_state_move_error({"rc": 0, "stdout": CONFIG}, "ctl1", "/srv/slurmctld", "/var/lib/other") == message
+
+
+def packages(**versions: str) -> dict[str, list[dict[str, str]]]:
+    """A host's installed packages as the installed_packages filter gives them."""
+    return {name.replace("_", "-"): [{"name": name.replace("_", "-"), "version": v}] for name, v in versions.items()}
+
+
+@pytest.mark.parametrize(
+    ("installed", "release"),
+    [
+        (packages(slurmctld="24.11.5-4+deb13u1", slurm_client="24.11.5-4+deb13u1"), "24.11"),
+        (packages(slurmd="22.05.8-4+deb12u3"), "22.05"),
+        (packages(munge="0.5.15-2"), "26.05"),  # no Slurm yet: the package source decides
+        ({}, "24.11"),
+        (packages(slurm_client="24.11.5-4"), ""),  # the model's default release
+    ],
+)
+def test_the_installed_release_or_none_goes_on(installed: dict[str, list[dict[str, str]]], release: str) -> None:
+    assert slurm_installed_release_error(installed, "ctl1", release) == ""
+
+
+def test_a_release_the_host_does_not_run_is_refused_naming_the_way_there() -> None:
+    """24.11's slurmctld stops on 26.05's files (MetricsType): moving a release is upgrade-slurm.yml's."""
+    newer = slurm_installed_release_error(packages(slurmctld="24.11.5-4+deb13u1"), "ctl1", "26.05")
+    assert newer == (
+        "ctl1 runs Slurm 24.11 (slurmctld 24.11.5-4+deb13u1), but cluster_slurm_release is '26.05': this run would "
+        "write 26.05's files for 24.11's daemons (slurmctld stops on a key it does not know). Move the cluster to "
+        "26.05 with playbooks/upgrade-slurm.yml (SchedMD's order, the jobs kept), or set cluster_slurm_release: "
+        "'24.11'"
+    )
+    older = slurm_installed_release_error(packages(slurmd="26.05.0-1"), "gpu1", "24.11", "pod2")
+    assert older.startswith("gpu1 runs Slurm 26.05 (slurmd 26.05.0-1), but cluster_federation.pods.pod2.slurm_release")
+    assert "Slurm is not downgraded" in older and "set cluster_federation.pods.pod2.slurm_release: '26.05'" in older
