@@ -410,6 +410,54 @@ grep -h fatal /work/out.second
     )
 
 
+_VANISHED_RUN = r"""set -u
+printf '127.0.0.2 n1\n127.0.0.3 n2\n' >> /etc/hosts
+mkdir -p /run/munge /var/log/slurm /var/spool/slurmctld /var/spool/slurmd
+chown munge: /run/munge /var/log/munge /var/lib/munge /etc/munge
+chown slurm: /var/log/slurm /var/spool/slurmctld
+[ -s /etc/munge/munge.key ] || runuser -u munge -- mungekey -c
+runuser -u munge -- munged
+base="ClusterName=vn
+SlurmctldHost=ctl
+SlurmUser=slurm
+StateSaveLocation=/var/spool/slurmctld
+SlurmdSpoolDir=/var/spool/slurmd/%n
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none"
+node() { echo "NodeName=$1 NodeAddr=$2 CPUs=2 State=UNKNOWN"; }
+printf '%s\n%s\n%s\nPartitionName=p Nodes=n1,n2 Default=YES State=UP\n' "$base" "$(node n1 127.0.0.2)" \
+  "$(node n2 127.0.0.3)" > /etc/slurm/slurm.conf
+slurmctld -i
+for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.5; done
+slurmd -N n1
+job=$(sbatch --parsable -w n1 -o /dev/null --wrap='sleep 300')
+for _ in $(seq 1 60); do [ "$(squeue -h -j "$job" -o %T)" = RUNNING ] && break; sleep 0.5; done
+echo "@@ before $(squeue -h -j "$job" -o %T) $(squeue -h -o %N -t R,S,CG,CF | tr '\n' ' ')"
+scontrol shutdown slurmctld
+for _ in $(seq 1 40); do pgrep -x slurmctld >/dev/null || break; sleep 0.5; done
+printf '%s\n%s\nPartitionName=p Nodes=n2 Default=YES State=UP\n' "$base" "$(node n2 127.0.0.3)" \
+  > /etc/slurm/slurm.conf
+slurmctld -i
+for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.5; done
+echo "@@ after $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]*')"
+"""
+
+
+def job_on_a_vanished_node(suite: str) -> dict[str, str]:
+    """The real slurmctld of ``suite`` runs a job on n1 (slurmd -N n1 in the same container), is stopped, and starts
+    again on a slurm.conf without n1: {before: the job's state and squeue's node lists, after: its JobState}."""
+    with tempfile.TemporaryDirectory(prefix="gpucluster-vanished-") as work:
+        Path(work, "run.sh").write_text(_VANISHED_RUN)
+        result = run_in_image(suite, work, timeout=180)
+    found = dict(line[3:].partition(" ")[::2] for line in result.stdout.splitlines() if line.startswith("@@ "))
+    if not {"before", "after"} <= found.keys():
+        raise RuntimeError(f"slurmctld of {suite} did not restart:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+    return found
+
+
 def main() -> None:
     """Load a rendered config directory into slurmctld and print what it reports (used by scripts/lab)."""
     import argparse

@@ -15,6 +15,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state impo
     held_cluster_name,
     state_cluster_error,
     state_move_error,
+    vanishing_jobs_error,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.pam_adopt import access_lines, exempt_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plugstack import plugstack_errors, plugstack_lines
@@ -152,6 +153,19 @@ def slurm_state_move_error(shown: Any, host: str, state_save_location: str, impo
     return state_move_error(str(host), config, str(state_save_location or ""), str(imported_from or ""))
 
 
+def slurm_vanishing_jobs_error(listed: Any, host: str, node_lines: Any, removed: Any = None) -> str:
+    """The refusal of a run whose slurm.conf (``node_lines``: the plan's NodeName lines of the host's cluster) leaves
+    out nodes where jobs run; "" when none does or no slurmctld answered. ``listed``: the registered result of
+    `squeue --local --noheader --states=RUNNING,SUSPENDED,COMPLETING,CONFIGURING --format=%N`; ``removed``:
+    cluster_removed_nodes (remove-node.yml drains them before they go)."""
+    answered = isinstance(listed, Mapping) and listed.get("rc") == 0
+    listing = str(listed.get("stdout") or "") if answered and isinstance(listed, Mapping) else ""
+    lines = [str(line) for line in node_lines] if isinstance(node_lines, list) else []
+    pieces = [removed] if isinstance(removed, str) else list(removed) if isinstance(removed, list) else []
+    taken = expand([str(piece) for piece in pieces if str(piece).strip()]) if pieces else []
+    return vanishing_jobs_error(str(host), listing, lines, taken)
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
@@ -166,4 +180,5 @@ class FilterModule:
             "slurm_pam_access_lines": slurm_pam_access_lines,
             "slurm_state_move_error": slurm_state_move_error,
             "slurm_state_name_error": slurm_state_name_error,
+            "slurm_vanishing_jobs_error": slurm_vanishing_jobs_error,
         }

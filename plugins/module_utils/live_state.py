@@ -8,12 +8,18 @@ controller down at the deploy's restart, with every queued job in the state it r
 A StateSaveLocation moved in the inventory while slurmctld runs from the old one is the other way to lose the jobs:
 restarted on a directory without its state, slurmctld starts empty ("Could not open job state file ... Jobs may be
 lost") and kills the jobs the nodes still run, which it no longer knows.
+
+Nodes a run's slurm.conf leaves out while jobs run on them (hosts deleted from the inventory, or from their node type's
+group, instead of taken out with remove-node.yml): slurmctld restarted or reconfigured without them ends those jobs.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterable
+
+from .hostlist import HostlistError, expand, fold
 
 
 def held_cluster_name(text: str) -> str:
@@ -64,4 +70,36 @@ def state_move_error(host: str, running_config: str, state_save_location: str, i
         "slurmctld would start without its state and kill every job the nodes still run. Move the state first - stop "
         f"slurmctld, copy {running} to {state_save_location} (cp -a, as its owner), then run again - or keep "
         f"StateSaveLocation: {running}"
+    )
+
+
+def config_nodes(lines: Iterable[str]) -> set[str]:
+    """The node names of slurm.conf's NodeName lines (NodeName=DEFAULT is none)."""
+    names: set[str] = set()
+    for line in lines:
+        value = line.split(None, 1)[0].removeprefix("NodeName=") if line.startswith("NodeName=") else ""
+        if value and value.upper() != "DEFAULT":
+            names.update(expand(value))
+    return names
+
+
+def vanishing_jobs_error(host: str, job_nodes: str, node_lines: Iterable[str], removed: Iterable[str] = ()) -> str:
+    """The refusal of a run whose slurm.conf (``node_lines``) leaves out nodes where jobs run (``job_nodes``: squeue's
+    node list of each running, suspended or completing job, one per line); "" when every such node stays, or is one
+    the run itself takes out (``removed``: remove-node.yml's cluster_removed_nodes, drained before they go)."""
+    busy: set[str] = set()
+    for line in job_nodes.splitlines():
+        try:
+            busy.update(expand(line.strip()) if line.strip() else [])
+        except HostlistError:
+            continue
+    gone = busy - config_nodes(node_lines) - set(removed)
+    if not gone:
+        return ""
+    nodes = fold(sorted(gone))
+    return (
+        f"{host}: jobs run on {nodes}, which this run's slurm.conf leaves out (hosts taken out of the inventory or of "
+        "their node type's group): slurmctld restarted without them ends those jobs. Take nodes out with "
+        f"playbooks/remove-node.yml -e cluster_removed_nodes={nodes} (it drains them and waits for their jobs), or "
+        "put the hosts back"
     )

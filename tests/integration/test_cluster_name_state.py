@@ -1,17 +1,22 @@
 """The running cluster's state, as the real slurmctld of 22.05, 24.11 and 26.05 keeps it: the clustername file it
 writes into StateSaveLocation (read by roles/slurm/tasks/state_name.yml and the federation move), its refusal to start
 on the state of another ClusterName, and its start without its jobs on another StateSaveLocation - both refused by
-the toolkit before any host changes (module_utils/live_state.py)."""
+the toolkit before any host changes (module_utils/live_state.py); and its end of the jobs of nodes a restart's
+slurm.conf leaves out, which the toolkit refuses too."""
 
 from __future__ import annotations
 
 import base64
 
 import pytest
-from ansible_collections.gpucluster.cluster.plugins.filter.slurm import slurm_state_move_error, slurm_state_name_error
+from ansible_collections.gpucluster.cluster.plugins.filter.slurm import (
+    slurm_state_move_error,
+    slurm_state_name_error,
+    slurm_vanishing_jobs_error,
+)
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory
 
-from lab.slurmctld_check import SUITE_RELEASE, restart_twice, small_files
+from lab.slurmctld_check import SUITE_RELEASE, job_on_a_vanished_node, restart_twice, small_files
 from tests.unit.factory import valid_groups, valid_spec
 
 pytestmark = pytest.mark.slurmctld
@@ -54,3 +59,17 @@ def test_slurmctld_on_another_state_directory_starts_without_its_jobs(suite: str
     # the same directory again: the job is still there
     kept = restart_twice(suite, *small_cluster(suite), ("alpha", "/var/spool/old"), ("alpha", "/var/spool/old"))
     assert kept.second_up and len(kept.jobs) == 1, kept
+
+
+@pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
+def test_a_job_on_a_node_the_new_slurm_conf_leaves_out_ends_as_the_check_foresees(suite: str) -> None:
+    found = job_on_a_vanished_node(suite)
+    state, _, busy = found["before"].partition(" ")
+    assert state == "RUNNING" and busy.split() == ["n1"], found
+    # the check, on what squeue listed and the new slurm.conf's node lines, refuses the run...
+    listed = {"rc": 0, "stdout": busy.replace(" ", "\n")}
+    assert "jobs run on n1, which this run's slurm.conf leaves out" in slurm_vanishing_jobs_error(
+        listed, "ctl", ["NodeName=n2 NodeAddr=127.0.0.3 CPUs=2 State=UNKNOWN"]
+    )
+    # ...whose restart ends the job
+    assert found["after"] == "JobState=NODE_FAIL", found

@@ -6,7 +6,11 @@ from __future__ import annotations
 import base64
 
 import pytest
-from ansible_collections.gpucluster.cluster.plugins.filter.slurm import slurm_state_move_error, slurm_state_name_error
+from ansible_collections.gpucluster.cluster.plugins.filter.slurm import (
+    slurm_state_move_error,
+    slurm_state_name_error,
+    slurm_vanishing_jobs_error,
+)
 from ansible_collections.gpucluster.cluster.plugins.filter.upgrade import slurm_installed_release_error
 from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
     held_cluster_name,
@@ -126,3 +130,37 @@ def test_a_release_the_host_does_not_run_is_refused_naming_the_way_there() -> No
     older = slurm_installed_release_error(packages(slurmd="26.05.0-1"), "gpu1", "24.11", "pod2")
     assert older.startswith("gpu1 runs Slurm 26.05 (slurmd 26.05.0-1), but cluster_federation.pods.pod2.slurm_release")
     assert "Slurm is not downgraded" in older and "set cluster_federation.pods.pod2.slurm_release: '26.05'" in older
+
+
+NODES = [
+    "NodeName=gpu[01-04] CPUs=32 RealMemory=64000 Gres=gpu:h100:4 State=UNKNOWN",
+    "NodeSet=nt_h100 Feature=h100",
+    "NodeName=cpu01,cpu02 CPUs=4 RealMemory=8000 State=UNKNOWN",
+]
+
+
+@pytest.mark.parametrize(
+    ("listed", "removed"),
+    [
+        ({"rc": 0, "stdout": "gpu[01-02]\ngpu04\ncpu01\n"}, []),  # every busy node stays
+        ({"rc": 0, "stdout": "\n"}, []),  # no job runs
+        ({"rc": 0, "stdout": "gpu[05-06]\n"}, ["gpu[05-06]"]),  # remove-node.yml's own nodes: it drains them first
+        ({"rc": 0, "stdout": "gpu05\n"}, "gpu[05-06]"),  # cluster_removed_nodes as -e gives it: one expression
+        ({"rc": 1, "stdout": "", "stderr": "slurm_load_jobs error: Unable to contact slurm controller"}, []),
+        ({"skipped": True, "changed": False}, []),  # slurmctld did not answer: nothing runs to keep
+    ],
+)
+def test_nodes_that_stay_or_run_nothing_go_on(listed: object, removed: object) -> None:
+    assert slurm_vanishing_jobs_error(listed, "ctl1", NODES, removed) == ""
+
+
+def test_nodes_left_out_while_jobs_run_there_are_refused_naming_remove_node() -> None:
+    """Hosts deleted from the inventory instead of taken out with remove-node.yml: slurmctld ends their jobs."""
+    listed = {"rc": 0, "stdout": "gpu[03-06]\ngpu07\ncpu02\n"}
+    message = slurm_vanishing_jobs_error(listed, "ctl1", NODES, ["gpu06"])
+    assert message == (
+        "ctl1: jobs run on gpu[05,07], which this run's slurm.conf leaves out (hosts taken out of the inventory or of "
+        "their node type's group): slurmctld restarted without them ends those jobs. Take nodes out with "
+        "playbooks/remove-node.yml -e cluster_removed_nodes=gpu[05,07] (it drains them and waits for their jobs), or "
+        "put the hosts back"
+    )
