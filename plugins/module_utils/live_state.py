@@ -7,7 +7,7 @@ controller down at the deploy's restart, with every queued job in the state it r
 
 A StateSaveLocation moved in the inventory while slurmctld runs from the old one is the other way to lose the jobs:
 restarted on a directory without its state, slurmctld starts empty ("Could not open job state file ... Jobs may be
-lost") and kills the jobs the nodes still run, which it no longer knows.
+lost"), every queued and running job gone from it.
 
 Nodes a run's slurm.conf leaves out while jobs run on them (hosts deleted from the inventory, or from their node type's
 group, instead of taken out with remove-node.yml): slurmctld restarted or reconfigured without them ends those jobs.
@@ -67,7 +67,7 @@ def state_move_error(host: str, running_config: str, state_save_location: str, i
     return (
         f"{host}: slurmctld of the cluster '{cluster}' runs with its state in {running}, but the inventory gives it "
         f"StateSaveLocation {state_save_location} (cluster_slurm_config, or the pod's slurm_config): restarted there, "
-        "slurmctld would start without its state and kill every job the nodes still run. Move the state first - stop "
+        "slurmctld would start without its state, every queued and running job gone from it. Move the state first - stop "
         f"slurmctld, copy {running} to {state_save_location} (cp -a, as its owner), then run again - or keep "
         f"StateSaveLocation: {running}"
     )

@@ -373,8 +373,8 @@ def test_a_renamed_cluster_is_refused_before_any_change(lab: Lab) -> None:
 
 
 def test_a_moved_state_directory_is_refused_before_any_change(lab: Lab) -> None:
-    """Restarted on a StateSaveLocation without its state, slurmctld starts empty and kills the jobs the nodes still
-    run (tests/integration/test_cluster_name_state.py). A deploy moving it while slurmctld runs from the old one stops
+    """Restarted on a StateSaveLocation without its state, slurmctld starts without its jobs, queued and running
+    (tests/integration/test_cluster_name_state.py). A deploy moving it while slurmctld runs from the old one stops
     right after the validation, saying how to move the state; nothing changed, the new directory not even made."""
     moved = {"cluster_slurm_config": {"SlurmdTimeout": 60, "StateSaveLocation": "/var/spool/slurmctld-moved"}}
     result = molecule("converge", "-s", "pilot", "--", "-e", json.dumps(moved))

@@ -85,7 +85,7 @@ def test_the_running_state_directory_or_none_goes_on(shown: object, location: st
 
 
 def test_a_moved_state_directory_is_refused_while_slurmctld_runs_from_the_old_one() -> None:
-    """Restarted on a directory without its state, slurmctld starts empty and kills the jobs the nodes still run."""
+    """Restarted on a directory without its state, slurmctld starts without its jobs."""
     message = slurm_state_move_error({"rc": 0, "stdout": CONFIG}, "ctl1", "/srv/slurmctld")
     assert message.startswith(
         "ctl1: slurmctld of the cluster 'pilot' runs with its state in /var/spool/slurmctld, but the inventory "
