@@ -67,8 +67,8 @@ def state_move_error(host: str, running_config: str, state_save_location: str, i
     return (
         f"{host}: slurmctld of the cluster '{cluster}' runs with its state in {running}, but the inventory gives it "
         f"StateSaveLocation {state_save_location} (cluster_slurm_config, or the pod's slurm_config): restarted there, "
-        "slurmctld would start without its state, every queued and running job gone from it. Move the state first - stop "
-        f"slurmctld, copy {running} to {state_save_location} (cp -a, as its owner), then run again - or keep "
+        "slurmctld would start without its state, every queued and running job gone from it. Move the state first - "
+        f"stop slurmctld, copy {running} to {state_save_location} (cp -a, as its owner), then run again - or keep "
         f"StateSaveLocation: {running}"
     )
 
