@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.federation import read_federation
 from ansible_collections.gpucluster.cluster.plugins.module_utils.galera import NodeReport
-from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import config_value, held_cluster_name
+from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
+    config_value,
+    held_cluster_name,
+    slurped_cluster_name,
+)
 from ansible_collections.gpucluster.cluster.plugins.module_utils.phase import (
     RunningCluster,
     federation_move,
@@ -53,10 +55,7 @@ def _clusternames(probes: Mapping[str, Any]) -> dict[str, str]:
     """controller -> the ClusterName its StateSaveLocation's clustername file holds ("" without one)."""
     names = {str(host): held_cluster_name(str(name or "")) for host, name in (probes.get("clustername") or {}).items()}
     for host, content in (probes.get("clustername_b64") or {}).items():
-        try:
-            names[str(host)] = held_cluster_name(base64.b64decode(str(content or "")).decode(errors="replace"))
-        except binascii.Error:
-            names[str(host)] = ""
+        names[str(host)] = slurped_cluster_name(str(content or ""))
     return names
 
 

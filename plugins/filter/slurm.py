@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -12,7 +10,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.federation impo
 from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import backup_controller_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
 from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
-    held_cluster_name,
+    slurped_cluster_name,
     state_cluster_error,
     state_move_error,
     vanishing_jobs_error,
@@ -136,11 +134,9 @@ def slurm_state_name_error(slurped: Any, host: str, state_save_location: str, cl
     no state yet. ``slurped``: the controller's StateSaveLocation/clustername as ansible.builtin.slurp read it (no
     content where there is no file); ``cluster``: cluster_name; ``pod``: the host's pod ("" outside a federation)."""
     content = str((slurped or {}).get("content") or "") if isinstance(slurped, Mapping) else ""
-    try:
-        held = held_cluster_name(base64.b64decode(content).decode(errors="replace")) if content else ""
-    except binascii.Error:
-        held = ""
-    return state_cluster_error(str(host), str(state_save_location), held, str(cluster or ""), str(pod or ""))
+    return state_cluster_error(
+        str(host), str(state_save_location), slurped_cluster_name(content), str(cluster or ""), str(pod or "")
+    )
 
 
 def slurm_state_move_error(shown: Any, host: str, state_save_location: str, imported_from: str = "") -> str:

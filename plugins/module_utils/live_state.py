@@ -15,6 +15,8 @@ group, instead of taken out with remove-node.yml): slurmctld restarted or reconf
 
 from __future__ import annotations
 
+import base64
+import binascii
 import posixpath
 import re
 from collections.abc import Iterable
@@ -25,6 +27,15 @@ from .hostlist import HostlistError, expand, fold
 def held_cluster_name(text: str) -> str:
     """The ClusterName a ``clustername`` file holds ("" for none): its text before the cluster id."""
     return text.split("|", 1)[0].strip()
+
+
+def slurped_cluster_name(content: str) -> str:
+    """The ClusterName of a ``clustername`` file as ansible.builtin.slurp reads it (base64; "" for none or for content
+    that is not base64)."""
+    try:
+        return held_cluster_name(base64.b64decode(content).decode(errors="replace")) if content else ""
+    except binascii.Error:
+        return ""
 
 
 def state_cluster_error(host: str, state_save_location: str, held: str, cluster: str, pod: str = "") -> str:
