@@ -410,14 +410,9 @@ grep -h fatal /work/out.second
     )
 
 
-_VANISHED_RUN = r"""set -u
-printf '127.0.0.2 n1\n127.0.0.3 n2\n' >> /etc/hosts
-mkdir -p /run/munge /var/log/slurm /var/spool/slurmctld /var/spool/slurmd
-chown munge: /run/munge /var/log/munge /var/lib/munge /etc/munge
-chown slurm: /var/log/slurm /var/spool/slurmctld
-[ -s /etc/munge/munge.key ] || runuser -u munge -- mungekey -c
-runuser -u munge -- munged
-base="ClusterName=vn
+_VANISHED_RUN = (
+    f"set -u\n{_PREPARE}mkdir -p /var/spool/slurmd\n"
+    + r"""base="ClusterName=vn
 SlurmctldHost=ctl
 SlurmUser=slurm
 StateSaveLocation=/var/spool/slurmctld
@@ -444,12 +439,14 @@ slurmctld -i
 for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.5; done
 echo "@@ after $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]*')"
 """
+)
 
 
 def job_on_a_vanished_node(suite: str) -> dict[str, str]:
     """The real slurmctld of ``suite`` runs a job on n1 (slurmd -N n1 in the same container), is stopped, and starts
     again on a slurm.conf without n1: {before: the job's state and squeue's node lists, after: its JobState}."""
     with tempfile.TemporaryDirectory(prefix="gpucluster-vanished-") as work:
+        Path(work, "hosts").write_text("127.0.0.2 n1\n127.0.0.3 n2\n")
         Path(work, "run.sh").write_text(_VANISHED_RUN)
         result = run_in_image(suite, work, timeout=180)
     found = dict(line[3:].partition(" ")[::2] for line in result.stdout.splitlines() if line.startswith("@@ "))
