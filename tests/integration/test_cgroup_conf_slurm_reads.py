@@ -12,7 +12,7 @@ from ansible_collections.gpucluster.cluster.plugins.filter.slurm import slurm_cg
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory
 
 from lab.slurmctld_check import SUITE_RELEASE, small_files, small_slurmctld
-from tests.unit.factory import valid_groups, valid_spec
+from tests.unit.factory import standalone_spec
 
 pytestmark = pytest.mark.slurmctld
 
@@ -30,11 +30,7 @@ def cgroup_conf(config: dict[str, Any]) -> str:
 @pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
 def test_slurmctld_stops_on_what_the_validation_refuses_in_cgroup_conf(docker_lab: None, suite: str) -> None:
     release = SUITE_RELEASE[suite]
-    spec, groups = valid_spec(), valid_groups()
-    spec.update(slurm_release=release, qos={}, scheduling={}, accounting={})
-    spec.pop("fabric")
-    spec["partitions"][0]["qos"] = ""
-    groups["dbd"] = []
+    spec, groups = standalone_spec(release)
     slurm_conf, gres, _ = small_files(config_from_inventory(spec, groups))
     hosts = tuple(groups["compute"])
     taken = {"ConstrainCores": True, "ConstrainRAMSpace": True, "ConstrainDevices": True, "AllowedRAMSpace": 98}

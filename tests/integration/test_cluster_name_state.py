@@ -17,17 +17,13 @@ from ansible_collections.gpucluster.cluster.plugins.filter.slurm import (
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory
 
 from lab.slurmctld_check import SUITE_RELEASE, job_on_a_vanished_node, restart_twice, small_files
-from tests.unit.factory import valid_groups, valid_spec
+from tests.unit.factory import standalone_spec
 
 pytestmark = pytest.mark.slurmctld
 
 
 def small_cluster(suite: str) -> tuple[str, tuple[str, ...]]:
-    spec, groups = valid_spec(), valid_groups()
-    spec.update(slurm_release=SUITE_RELEASE[suite], qos={}, scheduling={}, accounting={})
-    spec.pop("fabric")
-    spec["partitions"][0]["qos"] = ""
-    groups["dbd"] = []
+    spec, groups = standalone_spec(SUITE_RELEASE[suite])
     conf, _, _ = small_files(config_from_inventory(spec, groups))
     return conf, tuple(groups["compute"])
 

@@ -15,7 +15,7 @@ import pytest
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory, inventory_errors
 
 from lab.slurmctld_check import SUITE_RELEASE, small_files, small_slurmctld
-from tests.unit.factory import valid_groups, valid_spec
+from tests.unit.factory import standalone_spec
 
 pytestmark = pytest.mark.slurmctld
 
@@ -124,11 +124,7 @@ CASES: list[Case] = [
 @pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
 def test_slurmctld_starts_on_the_words_the_validation_takes_and_only_on_those(docker_lab: None, suite: str) -> None:
     verdicts = []
-    spec, groups = valid_spec(), valid_groups()
-    spec.update(slurm_release=SUITE_RELEASE[suite], qos={}, scheduling={}, accounting={})
-    spec.pop("fabric")
-    spec["partitions"][0]["qos"] = ""
-    groups["dbd"] = []
+    spec, groups = standalone_spec(SUITE_RELEASE[suite])
     slurm_conf, gres, _ = small_files(config_from_inventory(spec, groups))
     for change, key, written in CASES:
         changed = copy.deepcopy(spec)

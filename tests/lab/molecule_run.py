@@ -175,6 +175,14 @@ def changed_tasks(output: str) -> list[str]:
     return found
 
 
+def refused_unchanged(result: subprocess.CompletedProcess[str]) -> str:
+    """Assert that a run was refused and changed nothing on any host; its output on one line, for the refusal's text."""
+    assert result.returncode != 0, result.stdout[-3000:]
+    counters = recap(result.stdout)
+    assert all(counters[host]["changed"] == 0 for host in counters), changed_tasks(result.stdout)
+    return " ".join(result.stdout.split())
+
+
 def remove_volumes(volumes: Sequence[str]) -> None:
     """The Docker volumes a lab shares between its containers (the lab kernel has no NFS)."""
     for volume in volumes:

@@ -58,3 +58,14 @@ def valid_groups() -> dict[str, list[str]]:
     hosts["all"] = sorted({h for members in hosts.values() for h in members})
     hosts["ungrouped"] = []
     return copy.deepcopy(hosts)
+
+
+def standalone_spec(release: str) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """valid_spec and valid_groups for ``release`` as a throw-away slurmctld loads them alone (lab.slurmctld_check's
+    small_slurmctld): no QOS, scheduling, accounting or fabric, no slurmdbd host."""
+    spec, groups = valid_spec(), valid_groups()
+    spec.update(slurm_release=release, qos={}, scheduling={}, accounting={})
+    spec.pop("fabric")
+    spec["partitions"][0]["qos"] = ""
+    groups["dbd"] = []
+    return spec, groups
