@@ -8,6 +8,11 @@ from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils import associations
 from ansible_collections.gpucluster.cluster.plugins.module_utils import galera as galera_rules
+from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
+    database_move_error,
+    slurped_text,
+    storage_loc,
+)
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import (
     DEFAULT_RELEASE,
     KNOWN_RELEASES,
@@ -131,6 +136,31 @@ def accounting_users_with_operators(users: Mapping[str, Any], operators: Sequenc
     return found
 
 
+def _slurped(slurped: Any) -> str:
+    """The text of a file ansible.builtin.slurp read ("" for none)."""
+    return slurped_text(str(slurped.get("content") or "") if isinstance(slurped, Mapping) else "")
+
+
+def accounting_running_db(slurped: Any) -> str:
+    """The database the host's slurmdbd writes to: StorageLoc of its slurmdbd.conf as ansible.builtin.slurp read it
+    (slurmdbd's default where unset); "" where there is no slurmdbd.conf yet."""
+    return storage_loc(_slurped(slurped))
+
+
+def accounting_db_move_error(slurped: Any, host: str, wanted: str, counted: Any) -> str:
+    """The refusal of a run that would restart slurmdbd on an empty database of another name than the one it writes
+    to (accounting_db_name changed); "" when the names agree, there is no slurmdbd.conf yet, the old database holds no
+    table or the new one holds tables already. ``slurped``: /etc/slurm/slurmdbd.conf as ansible.builtin.slurp read
+    it; ``counted``: the registered result of community.mysql.mysql_query counting the tables of both databases
+    (rows of ``table_schema`` and ``n``; a failed query means MariaDB could not be asked)."""
+    tables: dict[str, int] | None = None
+    if isinstance(counted, Mapping) and not counted.get("failed"):
+        results = counted.get("query_result") or [[]]
+        rows = results[0] if isinstance(results, list) and results and isinstance(results[0], list) else []
+        tables = {str(row.get("table_schema")): int(row.get("n") or 0) for row in rows if isinstance(row, Mapping)}
+    return database_move_error(str(host), _slurped(slurped), str(wanted or ""), tables)
+
+
 class FilterModule:
     """gpucluster.cluster accounting filters."""
 
@@ -146,4 +176,6 @@ class FilterModule:
             "accounting_accounts_in_order": accounting_accounts_in_order,
             "accounting_coordinators": accounting_coordinators,
             "accounting_users_with_operators": accounting_users_with_operators,
+            "accounting_running_db": accounting_running_db,
+            "accounting_db_move_error": accounting_db_move_error,
         }

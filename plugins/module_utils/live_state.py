@@ -29,13 +29,17 @@ def held_cluster_name(text: str) -> str:
     return text.split("|", 1)[0].strip()
 
 
-def slurped_cluster_name(content: str) -> str:
-    """The ClusterName of a ``clustername`` file as ansible.builtin.slurp reads it (base64; "" for none or for content
-    that is not base64)."""
+def slurped_text(content: str) -> str:
+    """The text of a file as ansible.builtin.slurp reads it (base64; "" for none or for content that is not base64)."""
     try:
-        return held_cluster_name(base64.b64decode(content).decode(errors="replace")) if content else ""
+        return base64.b64decode(content).decode(errors="replace") if content else ""
     except binascii.Error:
         return ""
+
+
+def slurped_cluster_name(content: str) -> str:
+    """The ClusterName of a ``clustername`` file as ansible.builtin.slurp reads it ("" for none)."""
+    return held_cluster_name(slurped_text(content))
 
 
 def state_cluster_error(host: str, state_save_location: str, held: str, cluster: str, pod: str = "") -> str:
@@ -113,4 +117,45 @@ def vanishing_jobs_error(host: str, job_nodes: str, node_lines: Iterable[str], r
         "their node type's group): slurmctld restarted without them ends those jobs. Take nodes out with "
         f"playbooks/remove-node.yml -e cluster_removed_nodes={nodes} (it drains them and waits for their jobs), or "
         "put the hosts back"
+    )
+
+
+def storage_loc(conf: str) -> str:
+    """The database a slurmdbd.conf names (its StorageLoc; slurmdbd's default, slurm_acct_db, where none is set); ""
+    for no file. Keys are read as slurmdbd reads them: in any case, comments after #."""
+    if not conf.strip():
+        return ""
+    found = "slurm_acct_db"
+    for line in conf.splitlines():
+        key, _, value = line.split("#", 1)[0].partition("=")
+        if key.strip().lower() == "storageloc" and value.strip():
+            found = value.strip()
+    return found
+
+
+def database_move_error(host: str, conf: str, wanted: str, tables: dict[str, int] | None) -> str:
+    """The refusal of a run that would point slurmdbd at another database than the one it writes to (``conf``: the
+    host's slurmdbd.conf, "" where there is none yet; ``wanted``: accounting_db_name; ``tables``: how many tables each
+    of the two databases holds, None where MariaDB could not be asked). slurmdbd restarted on an empty database makes
+    a new one: every job record, association and fair-share usage of the old one out of its view (not lost, but no
+    longer backed up: the scheduled dumps follow the new name). "" when the names agree, when there is no slurmdbd.conf
+    yet, when the old database holds nothing, and when the new one holds tables already (moved by the admin)."""
+    running = storage_loc(conf)
+    if not running or running == wanted:
+        return ""
+    counts = tables or {}
+    if tables is not None and (not counts.get(running) or counts.get(wanted)):
+        return ""
+    held = (
+        f"holds {counts[running]} tables"
+        if tables is not None
+        else "could not be counted (MariaDB did not answer on its socket)"
+    )
+    return (
+        f"{host}: slurmdbd writes the cluster's accounting to the database '{running}' (StorageLoc of "
+        f"/etc/slurm/slurmdbd.conf), which {held}, but accounting_db_name is '{wanted}', "
+        f"{'which holds no table' if tables is not None else 'not checked either'}: restarted on it, slurmdbd would "
+        "start an empty accounting database - every job record, association and fair-share usage out of its view, "
+        f"and the scheduled dumps would follow the new name. Keep accounting_db_name: {running}, or move the database "
+        f"first (stop slurmdbd, dump '{running}' and load the dump into '{wanted}'), then run again"
     )

@@ -390,6 +390,24 @@ def test_a_moved_state_directory_is_refused_before_any_change(lab: Lab) -> None:
     assert "absent" in sh("pilot-ctl01", "test -e /var/spool/slurmctld-moved || echo absent", check=False)
 
 
+def test_a_renamed_accounting_database_is_refused_before_any_change(lab: Lab) -> None:
+    """slurmdbd restarted with another StorageLoc makes a new, empty database: the cluster's job records, associations
+    and fair-share usage out of its view. The dbd host's slurmdbd.conf and the tables of both databases are read right
+    after the validation (playbooks/live_state.yml); the run stops naming the database to keep; nothing changed, the
+    new database not made, slurmdbd still on its own."""
+    result = molecule("converge", "-s", "pilot", "--", "-e", "accounting_db_name=acct_renamed")
+    said = refused_unchanged(result)
+    assert (
+        "pilot-dbd01: slurmdbd writes the cluster's accounting to the database 'slurm_acct_db' (StorageLoc of "
+        "/etc/slurm/slurmdbd.conf), which holds"
+    ) in said, failures(result.stdout)
+    assert "but accounting_db_name is 'acct_renamed', which holds no table" in said
+    databases = docker_exec("pilot-dbd01", "mariadb", "-N", "-B", "-e", "SHOW DATABASES").split()
+    assert "slurm_acct_db" in databases and "acct_renamed" not in databases, databases
+    conf = docker_exec("pilot-dbd01", "grep", "^StorageLoc=", "/etc/slurm/slurmdbd.conf")
+    assert conf.strip() == "StorageLoc=slurm_acct_db", conf
+
+
 def test_a_release_the_hosts_do_not_run_is_refused_before_any_change(lab: Lab) -> None:
     """cluster_slurm_release moved on without upgrade-slurm.yml: the deploy would write 26.05's files for the hosts'
     24.11 (24.11's slurmctld stops on 26.05's MetricsType). The common role compares each host's installed Slurm with

@@ -1,11 +1,16 @@
 """The running cluster's ClusterName, read from each controller's StateSaveLocation before any host changes
-(roles/slurm/tasks/state_name.yml; the real slurmctld's refusal: tests/lab/test_pilot_lab.py)."""
+(roles/slurm/tasks/state_name.yml), and the database its slurmdbd writes to (roles/accounting/tasks/state_db.yml); the
+refusals in the lab: tests/lab/test_pilot_lab.py."""
 
 from __future__ import annotations
 
 import base64
 
 import pytest
+from ansible_collections.gpucluster.cluster.plugins.filter.accounting import (
+    accounting_db_move_error,
+    accounting_running_db,
+)
 from ansible_collections.gpucluster.cluster.plugins.filter.slurm import (
     slurm_state_move_error,
     slurm_state_name_error,
@@ -15,6 +20,7 @@ from ansible_collections.gpucluster.cluster.plugins.filter.upgrade import slurm_
 from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
     held_cluster_name,
     state_cluster_error,
+    storage_loc,
 )
 
 
@@ -164,3 +170,52 @@ def test_nodes_left_out_while_jobs_run_there_are_refused_naming_remove_node() ->
         "playbooks/remove-node.yml -e cluster_removed_nodes=gpu[05,07] (it drains them and waits for their jobs), or "
         "put the hosts back"
     )
+
+
+DBD_CONF = "AuthType=auth/munge\nStorageType=accounting_storage/mysql\nStorageHost=localhost\nStorageLoc={}\n"
+
+
+def counted(**tables: int) -> dict[str, object]:
+    """What community.mysql.mysql_query returns for the table count of state_db.yml."""
+    rows = [{"table_schema": name, "n": n} for name, n in tables.items()]
+    return {"changed": False, "query_result": [rows], "rowcount": [len(rows)]}
+
+
+@pytest.mark.parametrize(
+    ("conf", "count"),
+    [
+        (slurped(DBD_CONF.format("slurm_acct_db")), {"skipped": True}),  # the names agree: nothing counted
+        ({"failed": True, "msg": "file not found: /etc/slurm/slurmdbd.conf"}, {"skipped": True}),  # a new cluster
+        (slurped("StorageType=accounting_storage/mysql\n"), {"skipped": True}),  # slurmdbd's default name
+        (slurped(DBD_CONF.format("acct_old")), counted()),  # the old database holds nothing
+        (slurped(DBD_CONF.format("acct_old")), counted(acct_old=42, slurm_acct_db=42)),  # moved by the admin
+        (slurped("storageloc = acct_old  # was\n"), counted(slurm_acct_db=40)),  # read as slurmdbd reads keys
+    ],
+)
+def test_the_database_slurmdbd_writes_to_or_none_goes_on(conf: object, count: object) -> None:
+    assert accounting_db_move_error(conf, "dbd01", "slurm_acct_db", count) == ""
+
+
+def test_another_database_name_beside_the_running_ones_records_is_refused_naming_both() -> None:
+    conf = slurped(DBD_CONF.format("slurm_acct_db"))
+    assert accounting_running_db(conf) == "slurm_acct_db"
+    said = accounting_db_move_error(conf, "dbd01", "acct_renamed", counted(slurm_acct_db=42))
+    assert said.startswith("dbd01: slurmdbd writes the cluster's accounting to the database 'slurm_acct_db'")
+    assert "which holds 42 tables, but accounting_db_name is 'acct_renamed', which holds no table" in said
+    assert "Keep accounting_db_name: slurm_acct_db" in said and "load the dump into 'acct_renamed'" in said
+    # MariaDB not answering: nothing says the old database is empty, so the run stops too
+    unasked = accounting_db_move_error(conf, "dbd01", "acct_renamed", {"failed": True, "msg": "Can't connect"})
+    assert "could not be counted (MariaDB did not answer on its socket)" in unasked
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("", ""),
+        ("StorageLoc=acct\n", "acct"),
+        ("# StorageLoc=acct\nStorageType=accounting_storage/mysql\n", "slurm_acct_db"),
+        ("STORAGELOC=Acct2\n", "Acct2"),
+    ],
+)
+def test_storage_loc_is_read_as_slurmdbd_reads_it(text: str, name: str) -> None:
+    assert storage_loc(text) == name
