@@ -7,6 +7,9 @@ from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import DEFAULT_RELEASE
 from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import (
+    CANDIDATE_QUERY,
+    candidate_release_error,
+    candidate_version,
     dump_errors,
     hosts_to_upgrade,
     installed_release_error,
@@ -33,6 +36,25 @@ def slurm_installed_release_error(packages: Mapping[str, Any], host: str, releas
     wanted = str(release or "") or str(DEFAULT_RELEASE)
     setting = f"cluster_federation.pods.{pod}.slurm_release" if pod else "cluster_slurm_release"
     return installed_release_error(str(host), versions, wanted, setting)
+
+
+def slurm_candidate_query(os_family: str) -> list[str]:
+    """The command (argv) that asks a host's package source which Slurm it would install (Debian's for a family it
+    does not know)."""
+    return list(CANDIDATE_QUERY.get(str(os_family), CANDIDATE_QUERY["Debian"]))
+
+
+def slurm_candidate_release_error(asked: Any, host: str, release: Any, pod: str = "") -> str:
+    """The refusal of a run that would install Slurm on a host without it (``asked``: the registered result of
+    `slurm_candidate_query`, skipped where Slurm is installed) from a package source offering another release than
+    ``release`` (the host's: cluster_slurm_release, or its pod's slurm_release); "" where they agree or nothing was
+    asked."""
+    if not isinstance(asked, Mapping) or asked.get("skipped") or "rc" not in asked:
+        return ""
+    version = candidate_version(str(asked.get("stdout") or "")) if asked.get("rc") == 0 else ""
+    wanted = str(release or "") or str(DEFAULT_RELEASE)
+    setting = f"cluster_federation.pods.{pod}.slurm_release" if pod else "cluster_slurm_release"
+    return candidate_release_error(str(host), version, wanted, setting)
 
 
 def slurm_upgrade_hosts(installed: Mapping[str, str], target: Any) -> list[str]:
@@ -92,6 +114,8 @@ class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
             "slurm_installed_release_error": slurm_installed_release_error,
+            "slurm_candidate_query": slurm_candidate_query,
+            "slurm_candidate_release_error": slurm_candidate_release_error,
             "slurm_upgrade_errors": slurm_upgrade_errors,
             "slurm_upgrade_hosts": slurm_upgrade_hosts,
             "slurm_upgrade_oldest_release": slurm_upgrade_oldest_release,

@@ -128,6 +128,49 @@ def installed_release_error(host: str, versions: Mapping[str, str], release: str
     )
 
 
+# What a host's package source would install as Slurm, per OS family: apt's candidate of the client (every Slurm host
+# gets it; the daemons come from the same source package), dnf's newest slurm.
+CANDIDATE_QUERY: dict[str, tuple[str, ...]] = {
+    "Debian": ("apt-cache", "policy", RELEASE_PACKAGES[-1]),
+    "RedHat": ("dnf", "--quiet", "repoquery", "--latest-limit=1", "--queryformat=%{version}\n", "slurm"),
+}
+
+
+def candidate_version(output: str) -> str:
+    """The version a package source offers, from `CANDIDATE_QUERY`'s output (apt-cache policy's ``Candidate:`` line,
+    or dnf's version alone); "" where it offers none (``(none)``, no output)."""
+    match = re.search(r"(?m)^\s*Candidate:\s*(\S+)", output)
+    found = match.group(1) if match else next((line.strip() for line in output.splitlines() if line.strip()), "")
+    return "" if found == "(none)" else found
+
+
+def candidate_release_error(host: str, version: str, release: str, setting: str) -> str:
+    """The refusal of a run that would install Slurm on a host without it from a package source offering another
+    release than its cluster's (``version``: the source's candidate, "" for none); "" when they agree."""
+    offered = release_of(version) if version else None
+    if offered is not None and str(offered) == str(release):
+        return ""
+    if offered is None:
+        what = f"its package source offers no Slurm ({RELEASE_PACKAGES[-1]}: {version or 'no candidate'})"
+        fix = "Add the repository that carries Slurm (the distribution's, or the site's mirror), then run again"
+    else:
+        what = f"its package source offers Slurm {offered} ({version})"
+        newer = offered > Release.parse(release)
+        fix = (
+            f"Give {host} a package source of Slurm {release} (an operating system release that carries it, or the "
+            f"site's mirror), or take it out of this run; "
+            + (
+                f"slurmctld {release} cannot take a slurmd {offered}, newer than itself"
+                if newer
+                else f"{offered}'s daemons would read {release}'s files, whose keys they may not know"
+            )
+        )
+    return (
+        f"{host} has no Slurm yet and {what}, but {setting} is '{release}': this run would install it and write "
+        f"{release}'s files for it. {fix}. Nothing was installed"
+    )
+
+
 def hosts_to_upgrade(installed: Mapping[str, str], target: str) -> list[str]:
     """Hosts with Slurm installed at another release than ``target``."""
     goal = Release.parse(target)

@@ -16,12 +16,17 @@ from ansible_collections.gpucluster.cluster.plugins.filter.slurm import (
     slurm_state_name_error,
     slurm_vanishing_jobs_error,
 )
-from ansible_collections.gpucluster.cluster.plugins.filter.upgrade import slurm_installed_release_error
+from ansible_collections.gpucluster.cluster.plugins.filter.upgrade import (
+    slurm_candidate_query,
+    slurm_candidate_release_error,
+    slurm_installed_release_error,
+)
 from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
     held_cluster_name,
     state_cluster_error,
     storage_loc,
 )
+from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import candidate_version
 
 
 def slurped(text: str) -> dict[str, object]:
@@ -170,6 +175,40 @@ def test_nodes_left_out_while_jobs_run_there_are_refused_naming_remove_node() ->
         "playbooks/remove-node.yml -e cluster_removed_nodes=gpu[05,07] (it drains them and waits for their jobs), or "
         "put the hosts back"
     )
+
+
+POLICY = "slurm-client:\n  Installed: (none)\n  Candidate: {}\n  Version table:\n"
+
+
+@pytest.mark.parametrize(
+    ("asked", "release"),
+    [
+        ({"skipped": True, "changed": False}, "26.05"),  # Slurm installed: the check above decides
+        ({"rc": 0, "stdout": POLICY.format("24.11.5-4+deb13u1")}, "24.11"),
+        ({"rc": 0, "stdout": "22.05.8\n"}, "22.05"),  # dnf repoquery's version alone
+        ({"rc": 0, "stdout": POLICY.format("1:24.11.5-1")}, ""),  # an epoch; the model's default release
+    ],
+)
+def test_the_release_a_package_source_offers_goes_on_where_it_is_the_clusters(asked: object, release: str) -> None:
+    assert slurm_candidate_release_error(asked, "gpu9", release) == ""
+
+
+def test_a_package_source_of_another_release_or_none_is_refused_before_anything_is_installed() -> None:
+    older = slurm_candidate_release_error({"rc": 0, "stdout": POLICY.format("22.05.8-4+deb12u3")}, "gpu9", "24.11")
+    assert older.startswith(
+        "gpu9 has no Slurm yet and its package source offers Slurm 22.05 (22.05.8-4+deb12u3), but "
+        "cluster_slurm_release is '24.11': this run would install it"
+    )
+    assert "Give gpu9 a package source of Slurm 24.11" in older and older.endswith("Nothing was installed")
+    newer = slurm_candidate_release_error({"rc": 0, "stdout": POLICY.format("26.05.1-1")}, "gpu9", "24.11", "pod2")
+    assert "but cluster_federation.pods.pod2.slurm_release is '24.11'" in newer
+    assert "slurmctld 24.11 cannot take a slurmd 26.05, newer than itself" in newer
+    for asked in ({"rc": 0, "stdout": POLICY.format("(none)")}, {"rc": 100, "stdout": "", "stderr": "E: ..."}):
+        said = slurm_candidate_release_error(asked, "gpu9", "24.11")
+        assert "its package source offers no Slurm" in said and "Add the repository that carries Slurm" in said
+    assert candidate_version(POLICY.format("(none)")) == ""
+    assert slurm_candidate_query("RedHat")[:3] == ["dnf", "--quiet", "repoquery"]
+    assert slurm_candidate_query("Gentoo") == ["apt-cache", "policy", "slurm-client"]
 
 
 DBD_CONF = "AuthType=auth/munge\nStorageType=accounting_storage/mysql\nStorageHost=localhost\nStorageLoc={}\n"
