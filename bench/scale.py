@@ -7,12 +7,12 @@ own work (the modules running inside the containers) is real too, but N names sh
 the controller's share is the measure: the CPU seconds of the ansible-playbook process tree (itself, its
 forks and their docker clients), from the kernel's accounting of waited-for children.
 
-Each size runs twice: the first run writes what the new names change (/etc/hosts lists them), the second is
-the measured changed=0 run. Left out, and said in the result: the GPU check (`--skip-tags gpu_check`: it
-asks slurmctld about its own node, which has no sim names) and nothing else.
+Each size runs twice: the first run writes what the new names change, the second is the measured changed=0 run.
+/etc/hosts is left as it is (common_manage_hosts_file: false): N names on two containers are two Slurm nodes on one
+machine, which the common role refuses where it writes /etc/hosts. Left out, and said in the result: the GPU check
+(`--skip-tags gpu_check`: it asks slurmctld about its own node, which has no sim names) and nothing else.
 
-Needs the converged pilot lab (`molecule converge -s pilot`); leaves it converged for sim names only in
-/etc/hosts of its compute containers (`molecule converge -s pilot` puts it back).
+Needs the converged pilot lab (`molecule converge -s pilot`).
 Run: .venv/bin/python bench/scale.py --sizes 10 25 50 [--forks 50]
 """
 
@@ -49,7 +49,9 @@ def pilot_platforms() -> list[dict[str, Any]]:
 def inventory(size: int) -> dict[str, object]:
     """The pilot scenario's groups (molecule/pilot/molecule.yml), its compute containers replaced by `size` names
     spread over them."""
-    docker: dict[str, object] = {"ansible_connection": "community.docker.docker"}
+    # (common_manage_hosts_file off: the common role refuses two Slurm nodes on one machine, which N names on two
+    # containers are; the runs of docs/scale.md before 2026-11-29's session 61 wrote /etc/hosts, one task more a host)
+    docker: dict[str, object] = {"ansible_connection": "community.docker.docker", "common_manage_hosts_file": False}
     platforms = pilot_platforms()
     containers = [platform["name"] for platform in platforms if "compute" in platform["groups"]]
     groups: dict[str, dict[str, dict[str, object]]] = {}

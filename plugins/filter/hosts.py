@@ -68,14 +68,26 @@ def host_address(host: str, hostvars: Mapping[str, Any], override: str = "") -> 
     return _address(hostvars[host], override) or host
 
 
-def etc_hosts(hosts: Iterable[str], hostvars: Mapping[str, Any]) -> dict[str, Any]:
+def etc_hosts(hosts: Iterable[str], hostvars: Mapping[str, Any], distinct: Iterable[str] = ()) -> dict[str, Any]:
     """/etc/hosts' lines for the hosts ("address name", by name; the address from the host's facts, else its
-    ansible_host) and the hosts that have neither (a run with --limit whose other hosts' facts are not cached):
-    {block, missing}."""
+    ansible_host), the hosts that have neither (a run with --limit whose other hosts' facts are not cached) and, for
+    the hosts that must each be a machine of their own (``distinct``: Slurm's nodes and controllers), each address
+    two or more of them share: {block, missing, shared}."""
     addresses = {host: _address(hostvars[host]) for host in sorted(hosts, key=str.lower)}
+    holders: dict[str, list[str]] = {}
+    for host in dict.fromkeys(str(name) for name in distinct):
+        if addresses.get(host):
+            holders.setdefault(addresses[host], []).append(host)
     return {
         "block": "".join(f"{address} {host}\n" for host, address in addresses.items() if address),
         "missing": [host for host, address in addresses.items() if not address],
+        "shared": [
+            f"{', '.join(names)} are one machine (address {address}, from its facts or ansible_host): slurmctld would "
+            "send each one's jobs to it, and the roles configure it as each of them in turn. Give each host its own "
+            "address (a line copied in the inventory?), or one inventory name"
+            for address, names in holders.items()
+            if len(names) > 1
+        ],
     }
 
 

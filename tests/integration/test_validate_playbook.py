@@ -343,6 +343,37 @@ def test_a_limited_run_without_the_other_hosts_addresses_stops_before_etc_hosts(
     assert "changed=0" in out and "Write /etc/hosts entries" not in out, out[-3000:]
 
 
+def test_two_compute_names_on_one_address_stop_before_etc_hosts(tmp_path: Path) -> None:
+    """An ansible_host copied from the line above: pilot-gpu03 reaches pilot-gpu02's machine. The common role names
+    both before /etc/hosts is written (the limited host is this machine, --check: nothing is written)."""
+    inventory = tmp_path / "pilot"
+    shutil.copytree(ROOT / "inventories" / "pilot", inventory)
+    names = ["pilot-ctl01", "pilot-dbd01", "pilot-login01", "pilot-nfs01", *(f"pilot-gpu{i:02d}" for i in range(1, 17))]
+    (inventory / "host_vars").mkdir(exist_ok=True)
+    for index, name in enumerate(names, start=10):
+        address = "192.0.2.250" if name in ("pilot-gpu02", "pilot-gpu03") else f"192.0.2.{index}"
+        (inventory / "host_vars" / f"{name}.yml").write_text(f"ansible_host: {address}\n")
+    result = playbook(
+        inventory,
+        "site.yml",
+        "--limit",
+        "pilot-gpu01",
+        "--tags",
+        "hosts",
+        "--check",
+        "-e",
+        "ansible_connection=local",
+        "-e",
+        "ansible_python_interpreter=/usr/bin/python3",
+    )
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert "pilot-gpu02, pilot-gpu03 are one machine (address 192.0.2.250, from its facts or ansible_host)" in out, out[
+        -3000:
+    ]
+    assert "changed=0" in out and "Write /etc/hosts entries" not in out, out[-3000:]
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [

@@ -54,10 +54,33 @@ def test_etc_hosts_lists_every_host_by_name_and_names_those_without_an_address()
         "b1": {"ansible_host": "192.0.2.9"},
         "d4": {},
     }
-    assert etc_hosts(list(hostvars), hostvars) == {
+    assert etc_hosts(list(hostvars), hostvars, ["a1", "c2", "d4"]) == {
         "block": "10.0.0.1 a1\n192.0.2.9 b1\n10.0.0.2 c2\n",
         "missing": ["d4"],
+        "shared": [],
     }
+
+
+def test_two_slurm_nodes_on_one_address_are_named_other_hosts_may_share_one() -> None:
+    """A line copied in the inventory: gpu02's ansible_host is gpu01's. The facts win over ansible_host, so two names
+    that reach one machine are caught however they reach it; a host outside Slurm (monitoring beside the dbd host
+    under another name) may share its address."""
+    facts = {"ansible_facts": {"default_ipv4": {"address": "10.0.0.11"}}}
+    hostvars: dict[str, dict[str, Any]] = {
+        "gpu01": facts,
+        "gpu02": {**facts, "ansible_host": "10.0.0.12"},
+        "gpu03": {"ansible_host": "10.0.0.11"},
+        "gpu04": {"ansible_facts": {"default_ipv4": {"address": "10.0.0.14"}}},
+        "dbd01": {"ansible_facts": {"default_ipv4": {"address": "10.0.0.2"}}},
+        "mon01": {"ansible_facts": {"default_ipv4": {"address": "10.0.0.2"}}},
+    }
+    shared = etc_hosts(list(hostvars), hostvars, ["gpu01", "gpu02", "gpu03", "gpu04", "gpu01"])["shared"]
+    assert shared == [
+        "gpu01, gpu02, gpu03 are one machine (address 10.0.0.11, from its facts or ansible_host): slurmctld would send "
+        "each one's jobs to it, and the roles configure it as each of them in turn. Give each host its own address (a "
+        "line copied in the inventory?), or one inventory name"
+    ]
+    assert etc_hosts(list(hostvars), hostvars)["shared"] == []
 
 
 def test_one_hosts_address_prefers_the_override_then_facts_then_ansible_host_then_its_name() -> None:
