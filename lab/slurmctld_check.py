@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -252,14 +253,20 @@ def small_files(config: dict[str, Any]) -> tuple[str, str, dict[str, str]]:
 
 
 def run_in_image(
-    suite: str, work: str, *, timeout: int, environment: dict[str, str] | None = None
+    suite: str,
+    work: str,
+    *,
+    timeout: int,
+    environment: dict[str, str] | None = None,
+    arguments: Sequence[str] = (),
 ) -> subprocess.CompletedProcess[str]:
-    """``work``/run.sh in a throw-away container of the lab image of ``suite`` (hostname ctl, ``work`` at /work)."""
+    """``work``/run.sh (with ``arguments``) in a throw-away container of the lab image of ``suite`` (hostname ctl,
+    ``work`` at /work)."""
     docker = ["docker", "run", "--rm", "--hostname", "ctl", "--entrypoint", "bash", "-v", f"{work}:/work"]
     for name, value in (environment or {}).items():
         docker += ["-e", f"{name}={value}"]
     return subprocess.run(
-        [*docker, IMAGE.format(suite=suite), "/work/run.sh"],
+        [*docker, IMAGE.format(suite=suite), "/work/run.sh", *arguments],
         capture_output=True,
         text=True,
         timeout=timeout,

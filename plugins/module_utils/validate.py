@@ -1031,6 +1031,75 @@ def check_slurm_config(cluster: Cluster) -> list[str]:
     return errors
 
 
+HIGHEST_PORT = 65535
+PRIVILEGED_PORTS = 1024  # below it only root listens
+DBD_PORT = 6819  # slurmdbd.conf's DbdPort, as the accounting role writes it
+
+
+def _port_span(value: object) -> tuple[int, int] | None:
+    """(first, last) of a port or a range of ports ("6817", "6817-6820"); None for another form."""
+    match = re.fullmatch(r"(\d+)(?:-(\d+))?", str(value).strip())
+    return (int(match.group(1)), int(match.group(2) or match.group(1))) if match else None
+
+
+def check_ports(cluster: Cluster) -> list[str]:
+    """The ports of cluster_slurm_config as the daemons read them: slurmctld stops on a falling SlurmctldPort range;
+    Slurm ignores an SrunPortRange that is not two ports, the first lower, without a word (srun then listens on any
+    port, which the host firewall closes); a port above 65535 is none (the firewall refuses it, mid-run);
+    AccountingStoragePort must be the port the accounting role's slurmdbd listens on; a controller that runs jobs
+    cannot hold slurmd's port in slurmctld's range."""
+    settings = {key.lower(): (key, value) for key, value in cluster.slurm_config}
+    errors: list[str] = []
+    spans: dict[str, tuple[int, int]] = {}
+    for name, ranged in (("slurmctldport", True), ("slurmdport", False), ("srunportrange", True)):
+        if name not in settings:
+            continue
+        key, value = settings[name]
+        span = _port_span(value)
+        if name == "srunportrange" and (span is None or not span[0] < span[1] <= HIGHEST_PORT or "-" not in str(value)):
+            errors.append(
+                f"cluster_slurm_config.{key}: {value!r} is not two ports, the first lower (up to {HIGHEST_PORT}): "
+                "Slurm ignores it without a word (scontrol show config: SrunPortRange = 0-0), and srun then listens on "
+                "any port, which the host firewall closes - every srun of a job would wait. Write a range, e.g. "
+                "60001-63000"
+            )
+        elif name == "srunportrange" and span is not None and span[0] < PRIVILEGED_PORTS:
+            errors.append(
+                f"cluster_slurm_config.{key}: {value!r} starts below {PRIVILEGED_PORTS}: srun runs as the job's user, "
+                f"who cannot listen there. Write a range above {PRIVILEGED_PORTS - 1}, e.g. 60001-63000"
+            )
+        elif span is None or not 0 < span[0] <= span[1] <= HIGHEST_PORT or (span[0] != span[1] and not ranged):
+            form = "a port or a rising range of ports" if ranged else "a port"
+            errors.append(
+                f"cluster_slurm_config.{key}: {value!r} is not {form} (1-{HIGHEST_PORT}): "
+                + (
+                    f"slurmctld stops on it ('Invalid {key}')"
+                    if ranged and span and span[0] > span[1]
+                    else "the daemons and the host firewall cannot listen on it"
+                )
+                + (f"; write e.g. {'6817 or 6817-6820' if ranged else '6818'}")
+            )
+        else:
+            spans[name] = span
+    if "accountingstorageport" in settings:
+        key, value = settings["accountingstorageport"]
+        if str(value).strip() != str(DBD_PORT):
+            errors.append(
+                f"cluster_slurm_config.{key}: {value!r}, but slurmdbd listens on {DBD_PORT} (slurmdbd.conf's DbdPort, "
+                "which the accounting role writes): slurmctld would reach no slurmdbd and hold every record it "
+                f"sends. Remove it (the model writes {DBD_PORT})"
+            )
+    ctld = spans.get("slurmctldport", (6817, 6817))
+    slurmd = spans.get("slurmdport", (6818, 6818))[0]
+    if cluster.controllers_run_jobs and ctld[0] <= slurmd <= ctld[1]:
+        errors.append(
+            f"cluster_slurm_config: SlurmdPort {slurmd} is in SlurmctldPort {ctld[0]}-{ctld[1]}, and the controllers "
+            "run jobs (cluster_controllers_run_jobs): slurmd and slurmctld cannot both listen there. Give slurmd "
+            "another port"
+        )
+    return errors
+
+
 def check_slurm_metrics(cluster: Cluster) -> list[str]:
     """slurmctld turns its metrics off when PrivateData is set (they would show what PrivateData hides)."""
     if not (cluster.slurm_metrics and cluster.release.has("openmetrics")):
@@ -1202,6 +1271,7 @@ RULES: tuple[Rule, ...] = (
     check_health_check,
     check_mail,
     check_slurm_config,
+    check_ports,
     check_slurm_metrics,
     check_fabric,
 )

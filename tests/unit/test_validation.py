@@ -640,7 +640,48 @@ CASES: list[tuple[str, Mutation, str]] = [
         _set("fabric", {"topology": "tree", "switches": {"s1": {"nodes": "gpu[01-"}}}),
         "cannot parse hostlist",
     ),
+    # ports as the daemons read them (slurmctld of 22.05, 24.11 and 26.05 asked: docs/inventory.md)
+    (
+        "falling slurmctld port range",
+        _set("slurm_config", {"SlurmctldPort": "6820-6817"}),
+        "SlurmctldPort: '6820-6817' is not a port or a rising range of ports (1-65535): slurmctld stops on it",
+    ),
+    ("slurmd port above 65535", _set("slurm_config", {"SlurmdPort": 70000}), "SlurmdPort: 70000 is not a port"),
+    (
+        "srun port range of one port",
+        _set("slurm_config", {"SrunPortRange": "60001-60001"}),
+        "Slurm ignores it without a word (scontrol show config: SrunPortRange = 0-0)",
+    ),
+    (
+        "srun port range below 1024",
+        _set("slurm_config", {"SrunPortRange": "0-100"}),
+        "SrunPortRange: '0-100' starts below 1024",
+    ),
+    (
+        "accounting storage port not slurmdbd's",
+        _set("slurm_config", {"AccountingStoragePort": 7031}),
+        "AccountingStoragePort: 7031, but slurmdbd listens on 6819",
+    ),
+    (
+        "slurmd port in slurmctld's range on controllers running jobs",
+        lambda spec, _g: spec.update(controllers_run_jobs=True, slurm_config={"SlurmctldPort": "6817-6820"}),
+        "SlurmdPort 6818 is in SlurmctldPort 6817-6820, and the controllers run jobs",
+    ),
 ]
+
+
+@pytest.mark.parametrize(
+    "ports",
+    [
+        {"SlurmctldPort": "6817-6820", "SlurmdPort": 6818},  # controllers without slurmd
+        {"SlurmctldPort": 6817, "SrunPortRange": "60001-63000", "AccountingStoragePort": 6819},
+        {"slurmctldport": "7817", "SlurmdPort": "7818", "srunportrange": "35000-36000"},
+    ],
+)
+def test_ports_the_daemons_take_pass(ports: dict[str, object]) -> None:
+    spec = valid_spec()
+    spec["slurm_config"] = ports
+    assert inventory_errors(spec, valid_groups()) == []
 
 
 @pytest.mark.parametrize(("mutate", "expected"), [pytest.param(m, e, id=i) for i, m, e in CASES])
