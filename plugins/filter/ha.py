@@ -94,6 +94,18 @@ def pacemaker_pairs_errors(
             "slurm_vip_variable": pod_variable if pod else "cluster_controller_vip",
         }
         errors += pacemaker_errors(pair, {host: addresses[host] for host in pair if host in addresses}, settings)
+        slurm_addresses = own.get("cluster_controller_addresses") or {}
+        vip = str(settings["vip"] or "")
+        errors += [
+            f"{settings['vip_variable']} {vip} is {host}'s own address (cluster_controller_addresses): Pacemaker "
+            f"would raise it on the controller in charge while {host} holds it - two hosts answering on one address. "
+            "Pick a free address of the controllers' network"
+            for host in pair
+            if vip
+            and isinstance(slurm_addresses, Mapping)
+            and str(slurm_addresses.get(host)) == vip
+            and str(addresses.get(host)) != vip  # (vip_errors names it already)
+        ]
     return errors
 
 

@@ -138,6 +138,27 @@ def test_one_pair_outside_a_federation_takes_the_roles_vip() -> None:
     assert len(found) == 1 and found[0].startswith("cluster_controller_vip 10.0.0.9 is not the pair's pacemaker_vip")
 
 
+def test_a_vip_that_is_a_controllers_slurm_address_is_refused() -> None:
+    """The sample inventories name hosts without ansible_host: the controllers' addresses slurm.conf gives
+    (cluster_controller_addresses) are then the only ones known before facts, and the VIP must not be one of them."""
+    groups = {"controllers": ["ctl1", "ctl2"]}
+    slurm = {"ctl1": "10.0.0.11", "ctl2": "10.0.0.12"}
+    hostvars: dict[str, dict[str, Any]] = {
+        "ctl1": {"group_names": ["controllers"], "cluster_controller_addresses": slurm}
+    }
+    shared = {"vip": "10.0.0.11", "fence_devices": _bmcs(["ctl1", "ctl2"])}
+    found = pacemaker_pairs_errors(["ctl1"], groups, hostvars, None, {"ctl1": "ctl1", "ctl2": "ctl2"}, shared=shared)
+    assert found == [
+        "pacemaker_vip 10.0.0.11 is ctl1's own address (cluster_controller_addresses): Pacemaker would raise it on "
+        "the controller in charge while ctl1 holds it - two hosts answering on one address. Pick a free address of "
+        "the controllers' network"
+    ]
+    # known from facts as well: named once, by the address check of every VIP
+    found = pacemaker_pairs_errors(["ctl1"], groups, hostvars, None, slurm, shared=shared)
+    assert found == ["pacemaker_vip 10.0.0.11 is ctl1's own address; pick a free address"]
+    assert pacemaker_pairs_errors(["ctl1"], groups, hostvars, None, slurm, shared={**shared, "vip": "10.0.0.10"}) == []
+
+
 def test_a_roles_deployment_options_are_checked_leniently() -> None:
     """The main entry point's options the validate entry point does not name; a value over facts (not gathered
     yet) is left to the role, and only the options a host's own values hold are checked."""
