@@ -83,7 +83,14 @@ def nfs_errors(settings: Mapping[str, Any], storage_hosts: Sequence[str]) -> lis
             if str(path).startswith("/") and str(path) not in seen and (problem := mount_point_error(str(path))):
                 errors.append(f"{variable} ({path}): {problem}")
             seen.add(str(path))
-        errors += _clients_errors(str(settings.get("export_clients") or ""))
+        shared_clients = str(settings.get("export_clients") or "")
+        errors += _clients_errors(shared_clients)
+        for index, export in enumerate(exports):
+            if not isinstance(export, Mapping):
+                continue
+            own = export.get("clients")
+            errors += _clients_errors(str(own or ""), f"nfs_exports[{index}].clients")
+            errors += _root_errors(f"nfs_exports[{index}]", export, str(own or shared_clients))
     options = str(settings.get("mount_options") or "")
     if options and not OPTIONS.match(options):
         errors.append(
@@ -93,17 +100,31 @@ def nfs_errors(settings: Mapping[str, Any], storage_hosts: Sequence[str]) -> lis
     return errors
 
 
-def _clients_errors(clients: str) -> list[str]:
-    """/etc/exports' clients (nfs_export_clients): an address or a network among them must be one netaddr reads,
-    and a network without host bits (10.0.0.5/24 would let all of 10.0.0.0/24 mount /home)."""
+def _root_errors(where: str, export: Mapping[str, Any], clients: str) -> list[str]:
+    """An export without root squashing to any host (``*``): root of every machine that reaches the server - a
+    laptop on the network included - owns every file of it (/home: every user's)."""
+    options = [option.strip() for option in str(export.get("options") or "").split(",")]
+    if "no_root_squash" not in options or "*" not in clients.replace(",", " ").split():
+        return []
+    return [
+        f"{where}: {export.get('path')} is exported with no_root_squash to '*': root of any machine that reaches the "
+        "server owns every file there. Name the cluster's network or hosts as its clients (nfs_export_clients, or "
+        "the export's clients), or keep root_squash"
+    ]
+
+
+def _clients_errors(clients: str, variable: str = "nfs_export_clients") -> list[str]:
+    """/etc/exports' clients (``variable``: nfs_export_clients, or an export's own): an address or a network among
+    them must be one netaddr reads, and a network without host bits (10.0.0.5/24 would let all of 10.0.0.0/24 mount
+    /home)."""
     errors = []
     for client in clients.replace(",", " ").split():
         if not re.match(r"^[\d.:/\[\]A-Fa-f]+$", client) or not re.search(r"[.:]", client):
             continue  # a host name, a wildcard or a @netgroup
         if not is_network(client):
-            errors.append(f"nfs_export_clients: {client!r} is not an address or a network (CIDR), e.g. 10.0.0.0/24")
+            errors.append(f"{variable}: {client!r} is not an address or a network (CIDR), e.g. 10.0.0.0/24")
         elif problem := host_bits_error(client):
-            errors.append(f"nfs_export_clients: {problem}")
+            errors.append(f"{variable}: {problem}")
     return errors
 
 

@@ -102,6 +102,24 @@ def test_export_clients_and_mount_options_are_checked() -> None:
     assert error.startswith("nfs_mount_options: 'rw,hard\\nnoauto' is not one fstab field"), error
 
 
+def test_an_export_without_root_squash_to_any_host_is_refused() -> None:
+    """no_root_squash to '*': root of any machine that reaches the server owns /home. Named clients may have it
+    (the cluster's own network: its nodes' root is the admins'), '*' may have root_squash; an export's own clients
+    are read like nfs_export_clients."""
+    open_home = [{"path": "/home", "clients": "*", "options": "rw,sync,no_root_squash"}]
+    assert nfs_errors(settings(exports=open_home), ["nfs01"]) == [
+        "nfs_exports[0]: /home is exported with no_root_squash to '*': root of any machine that reaches the server "
+        "owns every file there. Name the cluster's network or hosts as its clients (nfs_export_clients, or the "
+        "export's clients), or keep root_squash"
+    ]
+    [error] = nfs_errors(settings(exports=[{**open_home[0], "clients": None}], export_clients="*"), ["nfs01"])
+    assert error.startswith("nfs_exports[0]: /home is exported with no_root_squash to '*'"), error
+    assert nfs_errors(settings(exports=[{**open_home[0], "clients": "10.0.0.0/24"}]), ["nfs01"]) == []
+    assert nfs_errors(settings(exports=[{**open_home[0], "options": "rw,root_squash"}]), ["nfs01"]) == []
+    [error] = nfs_errors(settings(exports=[{**open_home[0], "clients": "10.0.0.5/24"}]), ["nfs01"])
+    assert error.startswith("nfs_exports[0].clients: '10.0.0.5/24' has host bits set"), error
+
+
 @pytest.mark.parametrize(
     ("variable", "change", "why"),
     [
