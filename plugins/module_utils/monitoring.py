@@ -244,6 +244,25 @@ def _route_receivers(route: Mapping[str, Any]) -> list[str]:
     return names
 
 
+def _receiver_key_errors(name: str, receiver: Mapping[str, Any]) -> list[str]:
+    """A receiver holds its name and lists of notifier configs (``email_configs``, ``webhook_configs``, ...):
+    Alertmanager reads its file strictly, so any other key (``email:`` for ``email_configs:``) or a config that is not
+    a list stops amtool's check at the deploy's last step, Alertmanager left on its old receivers."""
+    errors = []
+    for key, value in receiver.items():
+        where = f"monitoring_alertmanager_receivers[{name}].{key}"
+        if key == "name":
+            continue
+        if not str(key).endswith("_configs"):
+            errors.append(
+                f"{where}: a receiver holds its name and lists of notifier configs (email_configs, webhook_configs, "
+                f"slack_configs, ...); Alertmanager refuses '{key}' - did you mean {key}_configs: [{{...}}]?"
+            )
+        elif not isinstance(value, list):
+            errors.append(f"{where}: give a list of configs ({key}: [{{...}}]), one per notifier")
+    return errors
+
+
 def _receiver_url_errors(name: str, receiver: Mapping[str, Any]) -> list[str]:
     """The URLs of a receiver's notifiers (webhook url, Slack's api_url, ...): Alertmanager reads only http and https
     ones ("unsupported scheme"), and amtool's check keeps the running configuration, so alerts would go on to the old
@@ -276,6 +295,7 @@ def alertmanager_errors(route: Any, receivers: Any) -> list[str]:
             errors.append(f"monitoring_alertmanager_receivers[{index}]: a receiver needs a name")
             continue
         names.append(str(receiver["name"]))
+        errors += _receiver_key_errors(str(receiver["name"]), receiver)
         errors += _receiver_url_errors(str(receiver["name"]), receiver)
     duplicates = sorted({name for name in names if names.count(name) > 1})
     if duplicates:

@@ -126,6 +126,18 @@ RECEIVERS = [
             "monitoring_alertmanager_receivers[hpc-oncall].slack_configs[0].api_url: 'hooks.slack.com/services/T0' is "
             "not an http or https URL",
         ),
+        (
+            {"receiver": "ops"},
+            [{"name": "ops", "email": "ops@example.org"}],
+            "monitoring_alertmanager_receivers[ops].email: a receiver holds its name and lists of notifier configs "
+            "(email_configs, webhook_configs, slack_configs, ...); Alertmanager refuses 'email' - did you mean "
+            "email_configs: [{...}]?",
+        ),
+        (
+            {"receiver": "ops"},
+            [{"name": "ops", "email_configs": {"to": "ops@example.org"}}],
+            "monitoring_alertmanager_receivers[ops].email_configs: give a list of configs (email_configs: [{...}])",
+        ),
     ],
 )
 def test_bad_alertmanager_settings_are_named(route: Any, receivers: Any, message: str) -> None:
