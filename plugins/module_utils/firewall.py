@@ -27,7 +27,8 @@ import netaddr
 from .addresses import host_bits_error, is_network
 from .cluster_types import Cluster
 from .monitoring import DEFAULT_PORTS
-from .slurmconf import SRUN_PORT_RANGE, merged_settings
+from .slurmconf import merged_settings
+from .validate import DBD_PORT, SLURMCTLD_PORT, SLURMD_PORT, SRUN_PORT_RANGE
 
 TABLE = "gpucluster"
 ROLES = ("controllers", "dbd", "galera", "login", "compute", "storage", "monitoring")
@@ -49,9 +50,9 @@ class Opening:
 class Services:
     """What the inventory runs, as the firewall needs it."""
 
-    slurmctld_ports: str = "6817"
-    slurmd_port: int = 6818
-    dbd_port: int = 6819
+    slurmctld_ports: str = str(SLURMCTLD_PORT)
+    slurmd_port: int = SLURMD_PORT
+    dbd_port: int = DBD_PORT
     srun_ports: str = SRUN_PORT_RANGE
     rest_api_port: int = 0  # 0: no slurmrestd
     ssh_port: int = 22
@@ -290,9 +291,9 @@ def cluster_ports(cluster: Cluster) -> dict[str, Any]:
     the REST API's, and whether Pacemaker runs (the controllers share a VIP) - plain data, part of the run's plan."""
     settings = merged_settings(cluster)
     return {
-        "slurmctld_ports": _setting(settings, "SlurmctldPort", "6817"),
-        "slurmd_port": int(_setting(settings, "SlurmdPort", "6818")),
-        "dbd_port": int(_setting(settings, "AccountingStoragePort", "6819")),
+        "slurmctld_ports": _setting(settings, "SlurmctldPort", str(SLURMCTLD_PORT)),
+        "slurmd_port": int(_setting(settings, "SlurmdPort", str(SLURMD_PORT))),
+        "dbd_port": int(_setting(settings, "AccountingStoragePort", str(DBD_PORT))),
         "srun_ports": _setting(settings, "SrunPortRange", SRUN_PORT_RANGE),
         "rest_api_port": cluster.rest_api.port if cluster.rest_api.enabled else 0,
         "pacemaker": bool(cluster.controller_vip),

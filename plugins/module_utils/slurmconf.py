@@ -14,7 +14,7 @@ from .associations import tracked_tres
 from .cluster_types import Cluster, NodeType, Partition
 from .hostlist import expand, fold, fold_chunks
 from .topology import topology_plugin
-from .validate import time_minutes
+from .validate import DBD_PORT, SLURMCTLD_PORT, SLURMD_PORT, SRUN_PORT_RANGE, time_minutes
 
 SCRIPT_DIRS = {
     "prolog": ("Prolog", "/etc/slurm/prolog.d"),
@@ -48,7 +48,6 @@ PRIORITY_WEIGHT_KEYS = {
 STATE_SAVE_LOCATION = "/var/spool/slurmctld"
 # srun's and salloc's listening ports: a known range, so that a host firewall can open it (plugins/module_utils/
 # firewall.py); Slurm's own default is any port
-SRUN_PORT_RANGE = "60001-63000"
 
 
 def state_save_location(slurm_config: Mapping[str, Any] | None) -> str:
@@ -82,8 +81,8 @@ def default_settings(cluster: Cluster) -> dict[str, Any]:
         "FederationParameters": "fed_display" if cluster.federation else None,
         "SlurmUser": "slurm",
         "AuthType": "auth/munge",
-        "SlurmctldPort": 6817,
-        "SlurmdPort": 6818,
+        "SlurmctldPort": SLURMCTLD_PORT,
+        "SlurmdPort": SLURMD_PORT,
         "SrunPortRange": SRUN_PORT_RANGE,
         "StateSaveLocation": STATE_SAVE_LOCATION,
         "SlurmdSpoolDir": "/var/spool/slurmd",
@@ -150,7 +149,7 @@ def _accounting_settings(cluster: Cluster) -> dict[str, Any]:
         "AccountingStorageType": "accounting_storage/slurmdbd",
         "AccountingStorageHost": cluster.dbd[0],
         "AccountingStorageBackupHost": cluster.dbd[1] if len(cluster.dbd) > 1 else None,
-        "AccountingStoragePort": 6819,
+        "AccountingStoragePort": DBD_PORT,
         "AccountingStorageEnforce": list(cluster.accounting_enforce) or None,
         "AccountingStorageTRES": tres or None,
     }

@@ -1031,9 +1031,13 @@ def check_slurm_config(cluster: Cluster) -> list[str]:
     return errors
 
 
+# The ports of the model's slurm.conf and slurmdbd.conf (slurmconf.py writes them; the firewall opens them).
+SLURMCTLD_PORT = 6817
+SLURMD_PORT = 6818
+DBD_PORT = 6819  # slurmdbd.conf's DbdPort, as the accounting role writes it
+SRUN_PORT_RANGE = "60001-63000"
 HIGHEST_PORT = 65535
 PRIVILEGED_PORTS = 1024  # below it only root listens
-DBD_PORT = 6819  # slurmdbd.conf's DbdPort, as the accounting role writes it
 
 
 def _port_span(value: object) -> tuple[int, int] | None:
@@ -1042,55 +1046,65 @@ def _port_span(value: object) -> tuple[int, int] | None:
     return (int(match.group(1)), int(match.group(2) or match.group(1))) if match else None
 
 
+def _port_error(key: str, value: object, ranged: bool) -> str:
+    """A daemon's port (``ranged``: or a rising range of them, as SlurmctldPort) as slurmctld and the firewall read
+    it; "" when it is one."""
+    span = _port_span(value)
+    if span is not None and 0 < span[0] <= span[1] <= HIGHEST_PORT and (ranged or span[0] == span[1]):
+        return ""
+    form = "a port or a rising range of ports" if ranged else "a port"
+    why = (
+        f"slurmctld stops on it ('Invalid {key}')"
+        if ranged and span and span[0] > span[1]
+        else "the daemons and the host firewall cannot listen on it"
+    )
+    example = f"{SLURMCTLD_PORT} or {SLURMCTLD_PORT}-{SLURMCTLD_PORT + 3}" if ranged else str(SLURMD_PORT)
+    return f"cluster_slurm_config.{key}: {value!r} is not {form} (1-{HIGHEST_PORT}): {why}; write e.g. {example}"
+
+
+def _srun_range_error(key: str, value: object) -> str:
+    """SrunPortRange as Slurm reads it: two ports, the first lower, or none at all (without a word); "" when srun, run
+    as the job's user, can listen in it."""
+    span = _port_span(value)
+    if span is None or not span[0] < span[1] <= HIGHEST_PORT:
+        return (
+            f"cluster_slurm_config.{key}: {value!r} is not two ports, the first lower (up to {HIGHEST_PORT}): "
+            "Slurm ignores it without a word (scontrol show config: SrunPortRange = 0-0), and srun then listens on "
+            "any port, which the host firewall closes - every srun of a job would wait. Write a range, e.g. "
+            f"{SRUN_PORT_RANGE}"
+        )
+    if span[0] < PRIVILEGED_PORTS:
+        return (
+            f"cluster_slurm_config.{key}: {value!r} starts below {PRIVILEGED_PORTS}: srun runs as the job's user, "
+            f"who cannot listen there. Write a range above {PRIVILEGED_PORTS - 1}, e.g. {SRUN_PORT_RANGE}"
+        )
+    return ""
+
+
 def check_ports(cluster: Cluster) -> list[str]:
     """The ports of cluster_slurm_config as the daemons read them: slurmctld stops on a falling SlurmctldPort range;
     Slurm ignores an SrunPortRange that is not two ports, the first lower, without a word (srun then listens on any
     port, which the host firewall closes); a port above 65535 is none (the firewall refuses it, mid-run);
     AccountingStoragePort must be the port the accounting role's slurmdbd listens on; a controller that runs jobs
     cannot hold slurmd's port in slurmctld's range."""
-    settings = {key.lower(): (key, value) for key, value in cluster.slurm_config}
-    errors: list[str] = []
-    spans: dict[str, tuple[int, int]] = {}
-    for name, ranged in (("slurmctldport", True), ("slurmdport", False), ("srunportrange", True)):
-        if name not in settings:
-            continue
-        key, value = settings[name]
-        span = _port_span(value)
-        if name == "srunportrange" and (span is None or not span[0] < span[1] <= HIGHEST_PORT or "-" not in str(value)):
-            errors.append(
-                f"cluster_slurm_config.{key}: {value!r} is not two ports, the first lower (up to {HIGHEST_PORT}): "
-                "Slurm ignores it without a word (scontrol show config: SrunPortRange = 0-0), and srun then listens on "
-                "any port, which the host firewall closes - every srun of a job would wait. Write a range, e.g. "
-                "60001-63000"
-            )
-        elif name == "srunportrange" and span is not None and span[0] < PRIVILEGED_PORTS:
-            errors.append(
-                f"cluster_slurm_config.{key}: {value!r} starts below {PRIVILEGED_PORTS}: srun runs as the job's user, "
-                f"who cannot listen there. Write a range above {PRIVILEGED_PORTS - 1}, e.g. 60001-63000"
-            )
-        elif span is None or not 0 < span[0] <= span[1] <= HIGHEST_PORT or (span[0] != span[1] and not ranged):
-            form = "a port or a rising range of ports" if ranged else "a port"
-            errors.append(
-                f"cluster_slurm_config.{key}: {value!r} is not {form} (1-{HIGHEST_PORT}): "
-                + (
-                    f"slurmctld stops on it ('Invalid {key}')"
-                    if ranged and span and span[0] > span[1]
-                    else "the daemons and the host firewall cannot listen on it"
-                )
-                + (f"; write e.g. {'6817 or 6817-6820' if ranged else '6818'}")
-            )
-        else:
-            spans[name] = span
-    if "accountingstorageport" in settings:
-        key, value = settings["accountingstorageport"]
-        if str(value).strip() != str(DBD_PORT):
-            errors.append(
-                f"cluster_slurm_config.{key}: {value!r}, but slurmdbd listens on {DBD_PORT} (slurmdbd.conf's DbdPort, "
-                "which the accounting role writes): slurmctld would reach no slurmdbd and hold every record it "
-                f"sends. Remove it (the model writes {DBD_PORT})"
-            )
-    ctld = spans.get("slurmctldport", (6817, 6817))
-    slurmd = spans.get("slurmdport", (6818, 6818))[0]
+    settings = {key.lower(): (str(key), value) for key, value in cluster.slurm_config}
+    ctld_key, ctld_value = settings.get("slurmctldport", ("SlurmctldPort", SLURMCTLD_PORT))
+    slurmd_key, slurmd_value = settings.get("slurmdport", ("SlurmdPort", SLURMD_PORT))
+    ctld_error = _port_error(ctld_key, ctld_value, ranged=True)
+    slurmd_error = _port_error(slurmd_key, slurmd_value, ranged=False)
+    errors = [error for error in (ctld_error, slurmd_error) if error]
+    if "srunportrange" in settings:
+        errors += [error for error in [_srun_range_error(*settings["srunportrange"])] if error]
+    key, value = settings.get("accountingstorageport", ("AccountingStoragePort", DBD_PORT))
+    if str(value).strip() != str(DBD_PORT):
+        errors.append(
+            f"cluster_slurm_config.{key}: {value!r}, but slurmdbd listens on {DBD_PORT} (slurmdbd.conf's DbdPort, "
+            "which the accounting role writes): slurmctld would reach no slurmdbd and hold every record it "
+            f"sends. Remove it (the model writes {DBD_PORT})"
+        )
+    # (a port refused above leaves the model's in its place)
+    ctld = _port_span(SLURMCTLD_PORT if ctld_error else ctld_value) or (SLURMCTLD_PORT, SLURMCTLD_PORT)
+    slurmd = (_port_span(SLURMD_PORT if slurmd_error else slurmd_value) or (SLURMD_PORT, SLURMD_PORT))[0]
     if cluster.controllers_run_jobs and ctld[0] <= slurmd <= ctld[1]:
         errors.append(
             f"cluster_slurm_config: SlurmdPort {slurmd} is in SlurmctldPort {ctld[0]}-{ctld[1]}, and the controllers "
