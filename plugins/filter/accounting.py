@@ -10,7 +10,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils import associat
 from ansible_collections.gpucluster.cluster.plugins.module_utils import galera as galera_rules
 from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
     database_move_error,
-    slurped_text,
+    slurp_result_text,
     storage_loc,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import (
@@ -136,15 +136,10 @@ def accounting_users_with_operators(users: Mapping[str, Any], operators: Sequenc
     return found
 
 
-def _slurped(slurped: Any) -> str:
-    """The text of a file ansible.builtin.slurp read ("" for none)."""
-    return slurped_text(str(slurped.get("content") or "") if isinstance(slurped, Mapping) else "")
-
-
 def accounting_running_db(slurped: Any) -> str:
     """The database the host's slurmdbd writes to: StorageLoc of its slurmdbd.conf as ansible.builtin.slurp read it
     (slurmdbd's default where unset); "" where there is no slurmdbd.conf yet."""
-    return storage_loc(_slurped(slurped))
+    return storage_loc(slurp_result_text(slurped))
 
 
 def accounting_db_move_error(slurped: Any, host: str, wanted: str, counted: Any) -> str:
@@ -158,7 +153,7 @@ def accounting_db_move_error(slurped: Any, host: str, wanted: str, counted: Any)
         results = counted.get("query_result") or [[]]
         rows = results[0] if isinstance(results, list) and results and isinstance(results[0], list) else []
         tables = {str(row.get("table_schema")): int(row.get("n") or 0) for row in rows if isinstance(row, Mapping)}
-    return database_move_error(str(host), _slurped(slurped), str(wanted or ""), tables)
+    return database_move_error(str(host), slurp_result_text(slurped), str(wanted or ""), tables)
 
 
 class FilterModule:

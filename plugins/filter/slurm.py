@@ -10,7 +10,8 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.federation impo
 from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import backup_controller_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
 from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
-    slurped_cluster_name,
+    held_cluster_name,
+    slurp_result_text,
     state_cluster_error,
     state_move_error,
     vanishing_jobs_error,
@@ -133,10 +134,8 @@ def slurm_state_name_error(slurped: Any, host: str, state_save_location: str, cl
     """The refusal of a run that would give a running cluster another ClusterName; "" when the names agree or there is
     no state yet. ``slurped``: the controller's StateSaveLocation/clustername as ansible.builtin.slurp read it (no
     content where there is no file); ``cluster``: cluster_name; ``pod``: the host's pod ("" outside a federation)."""
-    content = str((slurped or {}).get("content") or "") if isinstance(slurped, Mapping) else ""
-    return state_cluster_error(
-        str(host), str(state_save_location), slurped_cluster_name(content), str(cluster or ""), str(pod or "")
-    )
+    held = held_cluster_name(slurp_result_text(slurped))
+    return state_cluster_error(str(host), str(state_save_location), held, str(cluster or ""), str(pod or ""))
 
 
 def slurm_state_move_error(shown: Any, host: str, state_save_location: str, imported_from: str = "") -> str:

@@ -19,7 +19,7 @@ import base64
 import binascii
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from .hostlist import HostlistError, expand, fold
 
@@ -35,6 +35,11 @@ def slurped_text(content: str) -> str:
         return base64.b64decode(content).decode(errors="replace") if content else ""
     except binascii.Error:
         return ""
+
+
+def slurp_result_text(result: object) -> str:
+    """The text of the file a registered ansible.builtin.slurp result holds ("" for none: no file, a failed read)."""
+    return slurped_text(str(result.get("content") or "") if isinstance(result, Mapping) else "")
 
 
 def slurped_cluster_name(content: str) -> str:
