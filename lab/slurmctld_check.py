@@ -12,7 +12,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -253,25 +252,49 @@ def small_files(config: dict[str, Any]) -> tuple[str, str, dict[str, str]]:
 
 
 def run_in_image(
-    suite: str,
-    work: str,
-    *,
-    timeout: int,
-    environment: dict[str, str] | None = None,
-    arguments: Sequence[str] = (),
+    suite: str, work: str, *, timeout: int, environment: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """``work``/run.sh (with ``arguments``) in a throw-away container of the lab image of ``suite`` (hostname ctl,
-    ``work`` at /work)."""
+    """``work``/run.sh in a throw-away container of the lab image of ``suite`` (hostname ctl, ``work`` at /work)."""
     docker = ["docker", "run", "--rm", "--hostname", "ctl", "--entrypoint", "bash", "-v", f"{work}:/work"]
     for name, value in (environment or {}).items():
         docker += ["-e", f"{name}={value}"]
     return subprocess.run(
-        [*docker, IMAGE.format(suite=suite), "/work/run.sh", *arguments],
+        [*docker, IMAGE.format(suite=suite), "/work/run.sh"],
         capture_output=True,
         text=True,
         timeout=timeout,
         check=False,
     )
+
+
+# slurm.conf of one node (n1) that every release's slurmctld starts on: the base of the single-key checks.
+ONE_NODE_CONF = """ClusterName=keys
+SlurmctldHost=ctl
+SlurmUser=slurm
+AuthType=auth/munge
+StateSaveLocation=/var/spool/slurmctld
+NodeName=n1 CPUs=1 RealMemory=100 State=UNKNOWN
+PartitionName=p Nodes=n1 Default=YES
+"""
+
+_SHOWN_RUN = (
+    "set -u\ncp /work/slurm.conf /etc/slurm/slurm.conf\n"
+    + _PREPARE
+    + r"""slurmctld -D -i >/work/out 2>&1 &
+for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.5; done
+timeout 10 scontrol show config
+"""
+)
+
+
+def shown_config(suite: str, slurm_conf: str) -> str:
+    """`scontrol show config` of the slurmctld of ``suite`` started on ``slurm_conf`` (ONE_NODE_CONF and more):
+    the values as that release read them ("" where it did not start)."""
+    with tempfile.TemporaryDirectory(prefix="gpucluster-shown-") as work:
+        Path(work, "slurm.conf").write_text(slurm_conf)
+        Path(work, "hosts").write_text("127.0.0.2 n1\n")
+        Path(work, "run.sh").write_text(_SHOWN_RUN)
+        return run_in_image(suite, work, timeout=120).stdout
 
 
 def small_slurmctld(

@@ -12,20 +12,12 @@ from pathlib import Path
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurm_keys import key_error, plugin_errors
 
-from lab.slurmctld_check import SUITE_RELEASE, run_in_image
+from lab.slurmctld_check import ONE_NODE_CONF, SUITE_RELEASE, run_in_image
 
 from .conftest import ROOT
 
 pytestmark = pytest.mark.slurmctld
 
-BASE = """ClusterName=keys
-SlurmctldHost=ctl
-SlurmUser=slurm
-AuthType=auth/munge
-StateSaveLocation=/var/spool/slurmctld
-NodeName=n1 CPUs=1 RealMemory=100 State=UNKNOWN
-PartitionName=p Nodes=n1 Default=YES
-"""
 RUN = r"""
 set -u
 cp /work/slurm.conf /etc/slurm/slurm.conf
@@ -47,7 +39,7 @@ echo DOWN; cat /work/out
 
 def slurmctld_starts(suite: str, line: str) -> tuple[bool, str]:
     with tempfile.TemporaryDirectory(prefix="gpucluster-keys-") as work:
-        Path(work, "slurm.conf").write_text(BASE + line + "\n")
+        Path(work, "slurm.conf").write_text(ONE_NODE_CONF + line + "\n")
         Path(work, "run.sh").write_text(RUN)
         result = run_in_image(suite, work, timeout=120)
     return result.stdout.startswith("UP"), result.stdout + result.stderr

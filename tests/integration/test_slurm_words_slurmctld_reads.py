@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import copy
 import re
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
+from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import config_value
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory, inventory_errors
 
-from lab.slurmctld_check import SUITE_RELEASE, run_in_image, small_files, small_slurmctld
+from lab.slurmctld_check import ONE_NODE_CONF, SUITE_RELEASE, shown_config, small_files, small_slurmctld
 from tests.unit.factory import standalone_spec
 
 pytestmark = pytest.mark.slurmctld
@@ -144,30 +143,6 @@ def test_slurmctld_starts_on_the_words_the_validation_takes_and_only_on_those(do
     assert {bool(refused) for refused, _, _ in verdicts} == {True, False}
 
 
-SRUN_CONF = """ClusterName=ports
-SlurmctldHost=ctl
-SlurmUser=slurm
-AuthType=auth/munge
-StateSaveLocation=/var/spool/slurmctld
-NodeName=n1 CPUs=1 RealMemory=100 State=UNKNOWN
-PartitionName=p Nodes=n1 Default=YES
-"""
-SRUN_RUN = r"""
-set -u
-cp /work/slurm.conf /etc/slurm/slurm.conf
-echo "SrunPortRange=$1" >> /etc/slurm/slurm.conf
-echo "127.0.0.2 n1" >> /etc/hosts
-mkdir -p /run/munge /var/log/slurm /var/spool/slurmctld
-chown munge: /run/munge /var/log/munge /var/lib/munge /etc/munge
-chown slurm: /var/log/slurm /var/spool/slurmctld
-[ -s /etc/munge/munge.key ] || runuser -u munge -- mungekey -c
-runuser -u munge -- munged
-slurmctld -D -i >/work/out 2>&1 &
-for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.5; done
-timeout 10 scontrol show config | sed -n 's/^SrunPortRange *= *//p'
-"""
-
-
 @pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
 def test_srun_port_ranges_slurm_ignores_or_users_cannot_take_are_refused(docker_lab: None, suite: str) -> None:
     """Slurm ignores an SrunPortRange it cannot read without a word (scontrol show config: 0-0) and srun then listens
@@ -176,12 +151,9 @@ def test_srun_port_ranges_slurm_ignores_or_users_cannot_take_are_refused(docker_
     spec, groups = standalone_spec(SUITE_RELEASE[suite])
     read = {}
     for given in ranges:
-        with tempfile.TemporaryDirectory(prefix="gpucluster-srun-ports-") as work:
-            Path(work, "slurm.conf").write_text(SRUN_CONF)
-            Path(work, "run.sh").write_text(SRUN_RUN)
-            shown = run_in_image(suite, work, timeout=120, arguments=[given])
-        read[given] = shown.stdout.strip()
-        assert re.fullmatch(r"\d+-\d+", read[given]), (given, shown.stdout, shown.stderr)
+        shown = shown_config(suite, f"{ONE_NODE_CONF}SrunPortRange={given}\n")
+        read[given] = config_value(shown, "SrunPortRange")
+        assert re.fullmatch(r"\d+-\d+", read[given]), (given, shown)
     for given in ranges:
         changed = copy.deepcopy(spec)
         changed["slurm_config"] = {"SrunPortRange": given}

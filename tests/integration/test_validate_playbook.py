@@ -320,12 +320,11 @@ def test_a_run_validates_once(tmp_path: Path) -> None:
     assert "ok=2 changed=0 unreachable=0 failed=0 skipped=1" in out, out[-3000:]
 
 
-def test_a_limited_run_without_the_other_hosts_addresses_stops_before_etc_hosts() -> None:
-    """site.yml --limit gathers facts of its own hosts only: /etc/hosts is not written without the others'
-    addresses (no fact cache here, no ansible_host in the sample), the hosts named. The one limited host is
-    this machine (a local connection, --check: nothing is written)."""
-    result = playbook(
-        ROOT / "inventories" / "pilot",
+def hosts_step_on_this_machine(inventory: Path) -> subprocess.CompletedProcess[str]:
+    """site.yml's /etc/hosts step in check mode, limited to pilot-gpu01 played by this machine (a local
+    connection): the other hosts' addresses come from the inventory alone (no fact cache), nothing is written."""
+    return playbook(
+        inventory,
         "site.yml",
         "--limit",
         "pilot-gpu01",
@@ -337,6 +336,13 @@ def test_a_limited_run_without_the_other_hosts_addresses_stops_before_etc_hosts(
         "-e",
         "ansible_python_interpreter=/usr/bin/python3",
     )
+
+
+def test_a_limited_run_without_the_other_hosts_addresses_stops_before_etc_hosts() -> None:
+    """site.yml --limit gathers facts of its own hosts only: /etc/hosts is not written without the others'
+    addresses (no fact cache here, no ansible_host in the sample), the hosts named. The one limited host is
+    this machine (a local connection, --check: nothing is written)."""
+    result = hosts_step_on_this_machine(ROOT / "inventories" / "pilot")
     out = " ".join(result.stdout.split())
     assert result.returncode != 0
     assert "no address for pilot-ctl01,pilot-dbd01,pilot-gpu[02-16],pilot-login01,pilot-nfs01: no cached facts" in out
@@ -353,19 +359,7 @@ def test_two_compute_names_on_one_address_stop_before_etc_hosts(tmp_path: Path) 
     for index, name in enumerate(names, start=10):
         address = "192.0.2.250" if name in ("pilot-gpu02", "pilot-gpu03") else f"192.0.2.{index}"
         (inventory / "host_vars" / f"{name}.yml").write_text(f"ansible_host: {address}\n")
-    result = playbook(
-        inventory,
-        "site.yml",
-        "--limit",
-        "pilot-gpu01",
-        "--tags",
-        "hosts",
-        "--check",
-        "-e",
-        "ansible_connection=local",
-        "-e",
-        "ansible_python_interpreter=/usr/bin/python3",
-    )
+    result = hosts_step_on_this_machine(inventory)
     out = " ".join(result.stdout.split())
     assert result.returncode != 0
     assert "pilot-gpu02, pilot-gpu03 are one machine (address 192.0.2.250, from its facts or ansible_host)" in out, out[
