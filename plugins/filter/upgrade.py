@@ -7,7 +7,8 @@ from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import DEFAULT_RELEASE
 from ansible_collections.gpucluster.cluster.plugins.module_utils.upgrade import (
-    CANDIDATE_QUERY,
+    SLURM_GROUPS,
+    candidate_query,
     candidate_release_error,
     candidate_version,
     dump_errors,
@@ -38,10 +39,12 @@ def slurm_installed_release_error(packages: Mapping[str, Any], host: str, releas
     return installed_release_error(str(host), versions, wanted, setting)
 
 
-def slurm_candidate_query(os_family: str) -> list[str]:
+def slurm_candidate_query(os_family: str, group_names: Any = None, packages: Any = None) -> list[str]:
     """The command (argv) that asks a host's package source which Slurm it would install (Debian's for a family it
-    does not know)."""
-    return list(CANDIDATE_QUERY.get(str(os_family), CANDIDATE_QUERY["Debian"]))
+    does not know), where the host gets Slurm (``group_names``: its groups) and has none installed (``packages``: its
+    `installed_packages`; none known, every package counts as missing); [] where there is nothing to ask."""
+    groups = [str(name) for name in group_names] if isinstance(group_names, list) else list(SLURM_GROUPS)
+    return candidate_query(str(os_family), groups, packages if isinstance(packages, Mapping) else {})
 
 
 def slurm_candidate_release_error(asked: Any, host: str, release: Any, pod: str = "") -> str:

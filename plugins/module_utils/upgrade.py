@@ -136,6 +136,18 @@ CANDIDATE_QUERY: dict[str, tuple[str, ...]] = {
 }
 
 
+# The groups whose hosts get Slurm (a daemon or the client) from the roles.
+SLURM_GROUPS = ("controllers", "compute", "login", "dbd")
+
+
+def candidate_query(os_family: str, group_names: Iterable[str], installed: Container[str]) -> list[str]:
+    """`CANDIDATE_QUERY` of the host's OS family (Debian's for one it does not know) where the host gets Slurm in this
+    run and has none of it installed (``installed``: its package names); [] where there is nothing to ask."""
+    if not set(group_names) & set(SLURM_GROUPS) or any(name in installed for name in RELEASE_PACKAGES):
+        return []
+    return list(CANDIDATE_QUERY.get(os_family, CANDIDATE_QUERY["Debian"]))
+
+
 def candidate_version(output: str) -> str:
     """The version a package source offers, from `CANDIDATE_QUERY`'s output (apt-cache policy's ``Candidate:`` line,
     or dnf's version alone); "" where it offers none (``(none)``, no output)."""

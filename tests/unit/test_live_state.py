@@ -209,6 +209,10 @@ def test_a_package_source_of_another_release_or_none_is_refused_before_anything_
     assert candidate_version(POLICY.format("(none)")) == ""
     assert slurm_candidate_query("RedHat")[:3] == ["dnf", "--quiet", "repoquery"]
     assert slurm_candidate_query("Gentoo") == ["apt-cache", "policy", "slurm-client"]
+    # nothing to ask where the host gets no Slurm, or has some of it installed (its release is checked then)
+    assert slurm_candidate_query("Debian", ["storage", "monitoring"], {}) == []
+    assert slurm_candidate_query("Debian", ["compute"], packages(slurmd="24.11.5-1")) == []
+    assert slurm_candidate_query("Debian", ["dbd"], packages(munge="0.5.15-2"))[:2] == ["apt-cache", "policy"]
 
 
 DBD_CONF = "AuthType=auth/munge\nStorageType=accounting_storage/mysql\nStorageHost=localhost\nStorageLoc={}\n"
