@@ -9,7 +9,8 @@ forks and their docker clients), from the kernel's accounting of waited-for chil
 
 Each size runs twice: the first run writes what the new names change, the second is the measured changed=0 run.
 /etc/hosts is left as it is (common_manage_hosts_file: false): N names on two containers are two Slurm nodes on one
-machine, which the common role refuses where it writes /etc/hosts. Left out, and said in the result: the GPU check
+machine, which the common role refuses where it writes /etc/hosts; and the names are not the containers' own
+(common_node_names_checked: false), which it refuses too. Left out, and said in the result: the GPU check
 (`--skip-tags gpu_check`: it asks slurmctld about its own node, which has no sim names) and nothing else.
 
 Needs the converged pilot lab (`molecule converge -s pilot`).
@@ -51,7 +52,11 @@ def inventory(size: int) -> dict[str, object]:
     spread over them."""
     # (common_manage_hosts_file off: the common role refuses two Slurm nodes on one machine, which N names on two
     # containers are; the runs of docs/scale.md before 2026-11-29's session 61 wrote /etc/hosts, one task more a host)
-    docker: dict[str, object] = {"ansible_connection": "community.docker.docker", "common_manage_hosts_file": False}
+    docker: dict[str, object] = {
+        "ansible_connection": "community.docker.docker",
+        "common_manage_hosts_file": False,
+        "common_node_names_checked": False,
+    }
     platforms = pilot_platforms()
     containers = [platform["name"] for platform in platforms if "compute" in platform["groups"]]
     groups: dict[str, dict[str, dict[str, object]]] = {}

@@ -8,6 +8,7 @@ start), then reads back what the daemon understood with scontrol.
 from __future__ import annotations
 
 import base64
+import json
 import re
 import shutil
 import subprocess
@@ -252,10 +253,10 @@ def small_files(config: dict[str, Any]) -> tuple[str, str, dict[str, str]]:
 
 
 def run_in_image(
-    suite: str, work: str, *, timeout: int, environment: dict[str, str] | None = None
+    suite: str, work: str, *, timeout: int, environment: dict[str, str] | None = None, hostname: str = "ctl"
 ) -> subprocess.CompletedProcess[str]:
-    """``work``/run.sh in a throw-away container of the lab image of ``suite`` (hostname ctl, ``work`` at /work)."""
-    docker = ["docker", "run", "--rm", "--hostname", "ctl", "--entrypoint", "bash", "-v", f"{work}:/work"]
+    """``work``/run.sh in a throw-away container of the lab image of ``suite`` (``work`` at /work)."""
+    docker = ["docker", "run", "--rm", "--hostname", hostname, "--entrypoint", "bash", "-v", f"{work}:/work"]
     for name, value in (environment or {}).items():
         docker += ["-e", f"{name}={value}"]
     return subprocess.run(
@@ -374,6 +375,69 @@ def sacctmgr_answers(suite: str, commands: list[str]) -> list[tuple[int, str]]:
             f"sacctmgr of {suite} did not answer every command:\n{result.stdout[-2000:]}{result.stderr[-2000:]}"
         )
     return [(int(status), said) for status, _, said in answers]
+
+
+# slurmctld and slurmd of one host on ONE_HOST_CONF (@CTL@ its SlurmctldHost, @NODE@ its NodeName): whether each
+# took its line as its own (slurmctld answers; slurmd still runs - it stops at once when it finds no NodeName), and
+# the names Ansible's setup module reads on this host (hostname, nodename, fqdn: platform.node and socket.getfqdn).
+_OWN_NAMES_RUN = (
+    "set -u\ncp /work/slurm.conf /etc/slurm/slurm.conf\nmkdir -p /var/spool/slurmd\n"
+    + _PREPARE
+    + r"""slurmctld -D -i >/work/slurmctld.out 2>&1 &
+ctld=$!
+up=no
+for _ in $(seq 1 20); do
+  timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && { up=yes; break; }
+  kill -0 $ctld 2>/dev/null || break
+  sleep 0.5
+done
+slurmd -D >/work/slurmd.out 2>&1 &
+node=$!
+sleep 4
+kill -0 $node 2>/dev/null && running=yes || running=no
+echo "@@ $up $running"
+python3 -c 'import json, platform, socket; n = platform.node(); print("@@", json.dumps({"hostname": n.split(".")[0],
+  "nodename": n, "fqdn": socket.getfqdn()}))'
+grep -h -E 'not a valid controller|NodeName' /work/slurmctld.out /work/slurmd.out | sed 's/^/@@ /'
+"""
+)
+
+ONE_HOST_CONF = """ClusterName=names
+SlurmctldHost=@CTL@
+SlurmUser=slurm
+AuthType=auth/munge
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+StateSaveLocation=/var/spool/slurmctld
+SlurmdSpoolDir=/var/spool/slurmd
+NodeName=@NODE@ CPUs=1 RealMemory=100 State=UNKNOWN
+PartitionName=p Nodes=@NODE@ Default=YES
+"""
+
+
+@dataclass(frozen=True)
+class OwnNames:
+    """What slurmctld and slurmd of one host did with the names slurm.conf gives them."""
+
+    controller_up: bool  # slurmctld took SlurmctldHost as its host
+    node_found: bool  # slurmd found its NodeName (and runs)
+    facts: dict[str, str]  # hostname, nodename, fqdn as Ansible's setup module reads them there
+    said: str  # what the daemons said of the names
+
+
+def own_names(suite: str, hostname: str, controller: str, node: str, hosts: str) -> OwnNames:
+    """slurmctld (SlurmctldHost=``controller``) and slurmd (NodeName=``node``) of ``suite`` started in a throw-away
+    container whose hostname is ``hostname`` and whose /etc/hosts has the lines ``hosts``."""
+    with tempfile.TemporaryDirectory(prefix="gpucluster-names-") as work:
+        Path(work, "slurm.conf").write_text(ONE_HOST_CONF.replace("@CTL@", controller).replace("@NODE@", node))
+        Path(work, "hosts").write_text(hosts)
+        Path(work, "run.sh").write_text(_OWN_NAMES_RUN)
+        result = run_in_image(suite, work, timeout=120, hostname=hostname)
+    lines = [line[3:] for line in result.stdout.splitlines() if line.startswith("@@ ")]
+    if len(lines) < 2:
+        raise RuntimeError(f"the daemons of {suite} did not report:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+    up, running = lines[0].split()
+    return OwnNames(up == "yes", running == "yes", json.loads(lines[1]), "\n".join(lines[2:]))
 
 
 @dataclass(frozen=True)

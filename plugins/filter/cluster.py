@@ -7,7 +7,12 @@ from typing import Any
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.federation import Pod, federation_of, pod_of
-from ansible_collections.gpucluster.cluster.plugins.module_utils.hardware import shortfalls
+from ansible_collections.gpucluster.cluster.plugins.module_utils.hardware import (
+    CHECKED,
+    NAME_FACTS,
+    name_problems,
+    shortfalls,
+)
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand, fold
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import node_gpu, plan_for
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import host_job_scripts, state_save_location
@@ -91,18 +96,24 @@ def cluster_plan(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]], h
         raise inventory_error(exc) from exc
 
 
-def cluster_hardware_shortfalls(plan: Any, hostvars: Mapping[str, Any], hosts: Sequence[str]) -> dict[str, list[str]]:
-    """The compute hosts of ``hosts`` whose facts show less memory or fewer CPUs than their node type declares
-    (module_utils/hardware.py): {problems: node types all of whose hosts fall short, notes: single hosts that do}.
+def cluster_host_facts_check(
+    plan: Any, hostvars: Mapping[str, Any], hosts: Sequence[str], names_checked: bool = True
+) -> dict[str, list[str]]:
+    """The facts of ``hosts`` beside the run's plan (module_utils/hardware.py): {problems: node types all of whose
+    hosts have less memory or fewer CPUs than declared, and - unless ``names_checked`` is false - controllers and
+    compute nodes whose daemon would not take their inventory name as its own; notes: single hosts that fall short}.
     Nothing without the run's plan (a role run alone)."""
-    if not isinstance(plan, Mapping) or not plan.get("node_hardware"):
+    if not isinstance(plan, Mapping):
         return {"problems": [], "notes": []}
     facts = {}
     for host in hosts:
         own = hostvars[host].get("ansible_facts") if host in hostvars else None
-        if isinstance(own, Mapping) and "memtotal_mb" in own:
-            facts[str(host)] = {"memtotal_mb": own.get("memtotal_mb"), "processor_vcpus": own.get("processor_vcpus")}
-    problems, notes = shortfalls(plan["node_hardware"], facts)
+        if isinstance(own, Mapping):
+            facts[str(host)] = {fact: own.get(fact) for fact in (*CHECKED, *NAME_FACTS)}
+    with_hardware = {host: own for host, own in facts.items() if own.get("memtotal_mb") is not None}
+    problems, notes = shortfalls(plan.get("node_hardware") or [], with_hardware)
+    if names_checked:
+        problems += name_problems(plan.get("slurm_hosts") or {}, facts)
     return {"problems": problems, "notes": notes}
 
 
@@ -134,7 +145,7 @@ class FilterModule:
             "cluster_state_save_location": cluster_state_save_location,
             "cluster_plan": cluster_plan,
             "cluster_node_gpu": cluster_node_gpu,
-            "cluster_hardware_shortfalls": cluster_hardware_shortfalls,
+            "cluster_host_facts_check": cluster_host_facts_check,
             "cluster_host_job_scripts": cluster_host_job_scripts,
             "hostlist_fold": hostlist_fold,
             "hostlist_expand": hostlist_expand,

@@ -6,6 +6,13 @@ short, the declaration is wrong (a planning document's nominal 2 TB where the ho
 counted that the firmware turned off): the deploy stops before the first change, naming the value to write. When
 only some hosts do (a failed DIMM in a few of 1,280), those hosts are named and the run goes on: slurmctld keeps them
 out of service until they are repaired, as it should.
+
+The names too: slurm.conf names the controllers and nodes by their inventory names, and each daemon finds itself
+there by its host's own name. slurmctld takes a SlurmctldHost as its own when it is the host's short or full kernel
+hostname, else stops ("This host (node17/node17) not a valid controller"); slurmd takes the NodeName of its short
+hostname, else a name its hostname resolves to (an alias in /etc/hosts or DNS), else stops ("Unable to determine this
+slurmd's NodeName") - the real daemons of 22.05, 24.11 and 26.05 (tests/integration/test_node_names.py). A host whose
+inventory name is none of these would be half-configured before its daemon failed; the deploy stops first.
 """
 
 from __future__ import annotations
@@ -67,6 +74,50 @@ def shortfalls(
                     f"type's {key} {declared}; slurmctld will keep these hosts INVAL ('{said}') until they are repaired"
                 )
     return problems, notes
+
+
+# the facts (Ansible's setup module) that hold the names each daemon finds itself by: the short hostname, the kernel's
+# full hostname, and the name the hostname resolves to
+CONTROLLER_NAMES = ("hostname", "nodename")
+NODE_NAMES = ("hostname", "nodename", "fqdn")
+NAME_FACTS = NODE_NAMES
+# hosts named in one problem; the rest are counted
+_NAMED = 5
+
+
+def name_problems(slurm_hosts: Mapping[str, str], facts: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The controllers and compute nodes (``slurm_hosts``: controllers, nodes - hostlists) among the hosts with
+    ``facts`` whose inventory name their daemon would not take as its own: one problem per kind of host."""
+    problems = []
+    for kind, accepted, daemon, said in (
+        ("controllers", CONTROLLER_NAMES, "slurmctld", "This host (...) not a valid controller"),
+        ("nodes", NODE_NAMES, "slurmd", "Unable to determine this slurmd's NodeName"),
+    ):
+        hosts = slurm_hosts.get(kind) or ""
+        wrong = {
+            host: own
+            for host, own in facts.items()
+            if hosts
+            and holds(hosts, host)
+            and own.get("hostname")
+            and host not in {str(own.get(fact) or "") for fact in accepted}
+        }
+        if not wrong:
+            continue
+        named = ", ".join(
+            f"{host} (hostname -s: {own['hostname']}, hostname: {own.get('nodename') or own['hostname']})"
+            for host, own in sorted(wrong.items())[:_NAMED]
+        )
+        more = f" and {len(wrong) - _NAMED} more" if len(wrong) > _NAMED else ""
+        first = sorted(wrong)[0]
+        problems.append(
+            f"{'controllers' if kind == 'controllers' else 'compute nodes'} whose inventory name is not the host's own "
+            f"name: {named}{more}. slurm.conf names them by their inventory names, and {daemon} finds itself by its "
+            f"host's name: it would stop ('{said}') after the run had changed the hosts. Name each inventory host as "
+            f"the host names itself (hostname -s), or give the host its inventory name "
+            f"(hostnamectl set-hostname {first} on {first}); common_node_names_checked: false leaves this unchecked"
+        )
+    return problems
 
 
 def _number(value: object) -> int | None:

@@ -31,7 +31,7 @@ from .validate import GPU_CATALOGUE
 
 # The shape of the plan: raised whenever a key the roles read changes, so that a plan left in the fact cache by an
 # earlier release is never taken (2: job_user_dirs as the files action's entries; 3: node_hardware).
-PLAN_FORMAT = 3
+PLAN_FORMAT = 4
 
 
 def fingerprint(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) -> str:
@@ -125,6 +125,11 @@ def plan_of(pods: Mapping[str, Cluster], inventory: str) -> dict[str, Any]:
             for cluster in pods.values()
             for entry in node_hardware(cluster.node_types, _config_overrides(cluster))
         ],
+        # the hosts whose daemons find themselves in slurm.conf by their host's name (hardware.name_problems)
+        "slurm_hosts": {
+            "controllers": fold([host for cluster in pods.values() for host in cluster.controllers]),
+            "nodes": fold([host for cluster in pods.values() for host in cluster.compute]),
+        },
         "monitoring": {pod: monitoring_view(cluster) for pod, cluster in pods.items()},
         "firewall": {
             "ports": {pod: cluster_ports(cluster) for pod, cluster in pods.items()},
