@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 from pathlib import Path
 
@@ -366,6 +367,34 @@ def test_two_compute_names_on_one_address_stop_before_etc_hosts(tmp_path: Path) 
         -3000:
     ]
     assert "changed=0" in out and "Write /etc/hosts entries" not in out, out[-3000:]
+
+
+def test_a_compute_name_that_is_not_the_hosts_own_stops_before_any_change() -> None:
+    """site.yml limited to pilot-gpu01, played by this machine (a local connection, --check), whose hostname is not
+    pilot-gpu01: slurmd there would not find its NodeName. The common role's first task names the host and its own
+    name before any other task of the role."""
+    own = socket.gethostname()
+    assert own.split(".")[0] != "pilot-gpu01"
+    result = playbook(
+        ROOT / "inventories" / "pilot",
+        "site.yml",
+        "--limit",
+        "pilot-gpu01",
+        "--tags",
+        "common",
+        "--check",
+        "-e",
+        "ansible_connection=local",
+        "-e",
+        "ansible_python_interpreter=/usr/bin/python3",
+    )
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert (
+        f"compute nodes whose inventory name is not the host's own name: pilot-gpu01 (hostname -s: {own.split('.')[0]}"
+        in out
+    ), out[-3000:]
+    assert "changed=0" in out and "Read the installed packages" not in out, out[-3000:]
 
 
 @pytest.mark.parametrize(
