@@ -265,6 +265,14 @@ def association_errors(
                 f"{where}: {name!r} is not a login name sacctmgr takes (letters, digits, '_', '.', '@', '$', '-'; no "
                 "space, comma or quote)"
             )
+        elif str(name) != str(name).lower():
+            # the real sacctmgr of 22.05, 24.11 and 26.05: "add user Alice" adds alice (tests/integration/
+            # test_qos_words_sacctmgr_takes.py)
+            errors.append(
+                f"{where}: slurmdbd keeps user names in lower case (without Parameters=PreserveCaseUser, which this "
+                f"toolkit does not set): sacctmgr would add {str(name).lower()!r}, an association the login {name!r} "
+                f"does not have. Write the login name as the hosts know it in lower case ({str(name).lower()!r})"
+            )
         if not isinstance(user, Mapping) or not user.get("account"):
             errors.append(f"{where}: give its default account (account: <name>)")
             continue

@@ -111,3 +111,19 @@ def test_every_association_gets_a_default_qos_among_its_qos_as_the_validation_ju
     wrong = [verdict for verdict in verdicts if bool(verdict[2]) != bool(verdict[3] or verdict[4])]
     assert not wrong, wrong
     assert {bool(verdict[2]) for verdict in verdicts} == {True, False}
+
+
+USER_NAMES = ["alice", "Alice", "john.doe", "bob@ad.example.org", "Bob@AD.example.org", "svc-ml_2", "jdoe$"]
+
+
+@pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
+def test_user_names_are_kept_as_written_exactly_where_the_validation_takes_them(docker_lab: None, suite: str) -> None:
+    """sacctmgr stores a user under the name it was given, or in lower case (slurmdbd without PreserveCaseUser): an
+    association then belongs to no login of that name. The validation takes exactly the names stored as written."""
+    commands = ["add account names", *[f"add user {name} defaultaccount=names" for name in USER_NAMES]]
+    commands.append("show user format=user -P -n")
+    answers = sacctmgr_answers(suite, commands)
+    stored = set(answers[-1][1].split())
+    for name in USER_NAMES:
+        errors = association_errors({"names": {}}, {name: {"account": "names"}}, ["normal"], [])
+        assert (errors == []) == (name in stored), (name, stored, errors)

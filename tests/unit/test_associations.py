@@ -95,6 +95,12 @@ def test_parents_come_before_their_children() -> None:
             {**USERS, "bob smith": {"account": "vision"}},
             "accounting_users.bob smith: 'bob smith' is not a login name sacctmgr takes",
         ),
+        (
+            None,
+            {**USERS, "Bob@AD.example.org": {"account": "vision"}},
+            "accounting_users.Bob@AD.example.org: slurmdbd keeps user names in lower case (without "
+            "Parameters=PreserveCaseUser, which this toolkit does not set): sacctmgr would add 'bob@ad.example.org'",
+        ),
         (None, {"carol": {"account": "nlp"}}, "accounting_users.carol: account 'nlp' is not in accounting_accounts"),
         (
             None,
@@ -120,9 +126,10 @@ def test_each_mistake_is_named(accounts: dict[str, Any] | None, users: dict[str,
 
 
 def test_shares_and_login_names_sacctmgr_takes_pass() -> None:
-    """The real sacctmgr (22.05, 26.05) takes fairshare=parent, -1 (none) and 0, and directory users' names."""
+    """The real sacctmgr (22.05, 26.05) takes fairshare=parent, -1 (none) and 0, and directory users' names (in lower
+    case: it stores them so)."""
     accounts = {**ACCOUNTS, "vision": {"fairshare": "parent"}, "nlp": {"fairshare": -1}, "cv": {"fairshare": 0}}
-    assert errors(accounts, {"bob@ad.example.org": {"account": "vision"}, "Carol.B": {"account": "nlp"}}) == []
+    assert errors(accounts, {"bob@ad.example.org": {"account": "vision"}, "carol.b": {"account": "nlp"}}) == []
 
 
 def test_a_limit_names_only_a_tres_the_cluster_tracks() -> None:
