@@ -253,10 +253,19 @@ def small_files(config: dict[str, Any]) -> tuple[str, str, dict[str, str]]:
 
 
 def run_in_image(
-    suite: str, work: str, *, timeout: int, environment: dict[str, str] | None = None, hostname: str = "ctl"
+    suite: str,
+    work: str,
+    *,
+    timeout: int,
+    environment: dict[str, str] | None = None,
+    hostname: str = "ctl",
+    ipv6: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """``work``/run.sh in a throw-away container of the lab image of ``suite`` (``work`` at /work)."""
+    """``work``/run.sh in a throw-away container of the lab image of ``suite`` (``work`` at /work; ``ipv6``: with
+    IPv6 on its loopback, which Docker turns off)."""
     docker = ["docker", "run", "--rm", "--hostname", hostname, "--entrypoint", "bash", "-v", f"{work}:/work"]
+    if ipv6:
+        docker += ["--sysctl", "net.ipv6.conf.all.disable_ipv6=0", "--sysctl", "net.ipv6.conf.lo.disable_ipv6=0"]
     for name, value in (environment or {}).items():
         docker += ["-e", f"{name}={value}"]
     return subprocess.run(
@@ -286,6 +295,28 @@ for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' &
 timeout 10 scontrol show config
 """
 )
+
+
+_REACHED_RUN = (
+    "set -u\ncp /work/slurm.conf /etc/slurm/slurm.conf\n"
+    + _PREPARE
+    + r"""slurmctld -D -i >/work/out 2>&1 &
+for _ in $(seq 1 40); do grep -q 'Running as primary controller' /work/out && break; sleep 0.5; done
+timeout 20 scontrol ping 2>&1 | tail -2
+grep -q 'Running as primary controller' /work/out || tail -5 /work/out
+"""
+)
+
+
+def controller_reached(suite: str, slurm_conf: str) -> tuple[bool, str]:
+    """Whether scontrol of ``suite`` reaches the slurmctld started on ``slurm_conf`` (ONE_NODE_CONF and more) at the
+    address slurm.conf gives (an IPv6 one too: the container has IPv6 on its loopback), and what it said."""
+    with tempfile.TemporaryDirectory(prefix="gpucluster-reached-") as work:
+        Path(work, "slurm.conf").write_text(slurm_conf)
+        Path(work, "hosts").write_text("127.0.0.2 n1\n")
+        Path(work, "run.sh").write_text(_REACHED_RUN)
+        said = run_in_image(suite, work, timeout=120, ipv6=True).stdout
+    return "is UP" in said, said
 
 
 def shown_config(suite: str, slurm_conf: str) -> str:

@@ -212,7 +212,29 @@ def check_controllers(cluster: Cluster) -> list[str]:
             f"cluster_controller_vip: {vip} is set for a single controller; a virtual IP follows the controller "
             "in charge of a pair - leave it empty"
         )
-    return errors
+    return errors + _ipv6_errors(cluster)
+
+
+def _ipv6_errors(cluster: Cluster) -> list[str]:
+    """An IPv6 controller address in slurm.conf (SlurmctldAddr, SlurmctldHost=name(address)) without
+    CommunicationParameters=EnableIPv6: every daemon and command resolves it as IPv4 only ("Address family for
+    hostname not supported"; the real scontrol of 22.05, 24.11 and 26.05) and reaches no controller."""
+    settings = {str(key).lower(): str(value) for key, value in cluster.slurm_config}
+    words = {word.strip().lower() for word in settings.get("communicationparameters", "").split(",")}
+    if "enableipv6" in words:
+        return []
+    used = [("cluster_controller_vip (pacemaker_vip, or the pod's controller_vip)", cluster.controller_vip)]
+    used += [
+        (f"cluster_controller_addresses.{host}", str(address)) for host, address in cluster.controller_addresses.items()
+    ]
+    return [
+        f"{where}: {address} is an IPv6 address, which slurm.conf gives every daemon and command as the controllers' "
+        "address; Slurm reads only IPv4 addresses without CommunicationParameters=EnableIPv6 ('Address family for "
+        "hostname not supported') and nothing would reach slurmctld. Add EnableIPv6 to cluster_slurm_config's "
+        "CommunicationParameters (the hosts then talk over IPv6), or use an IPv4 address"
+        for where, address in used
+        if address and netaddr.valid_ipv6(address)
+    ]
 
 
 def _check_name(kind: str, where: str, name: str) -> list[str]:

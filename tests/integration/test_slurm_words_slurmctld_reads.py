@@ -10,13 +10,21 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import config_value
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory, inventory_errors
 
-from lab.slurmctld_check import ONE_NODE_CONF, SUITE_RELEASE, shown_config, small_files, small_slurmctld
+from lab.slurmctld_check import (
+    ONE_NODE_CONF,
+    SUITE_RELEASE,
+    controller_reached,
+    shown_config,
+    small_files,
+    small_slurmctld,
+)
 from tests.unit.factory import standalone_spec
 
 pytestmark = pytest.mark.slurmctld
@@ -161,3 +169,27 @@ def test_srun_port_ranges_slurm_ignores_or_users_cannot_take_are_refused(docker_
         unusable = read[given] == "0-0" or int(read[given].split("-")[0]) < 1024
         assert bool(refused) == unusable, (given, read[given], refused)
     assert read["60001-63000"] == "60001-63000" and read["60001-60001"] == "0-0"
+
+
+@pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
+def test_an_ipv6_controller_address_is_refused_where_slurm_cannot_reach_it(docker_lab: None, suite: str) -> None:
+    """A controller's address in slurm.conf (SlurmctldHost=name(address), as cluster_controller_addresses writes it;
+    SlurmctldAddr, a pair's VIP, alike) that is IPv6: Slurm's commands reach slurmctld there only with
+    CommunicationParameters=EnableIPv6, and the validation refuses exactly the others."""
+    spec, groups = standalone_spec(SUITE_RELEASE[suite])
+    controller = groups["controllers"][0]
+    cases = [("127.0.0.1", ""), ("::1", ""), ("::1", "EnableIPv6"), ("::1", "enableipv6")]
+    confs = [
+        ONE_NODE_CONF.replace("SlurmctldHost=ctl\n", f"SlurmctldHost=ctl({address})\n")
+        + (f"CommunicationParameters={parameters}\n" if parameters else "")
+        for address, parameters in cases
+    ]
+    with ThreadPoolExecutor(len(confs)) as pool:  # each waits seconds on its slurmctld
+        answers = list(pool.map(lambda conf: controller_reached(suite, conf), confs))
+    for (address, parameters), (reached, said) in zip(cases, answers, strict=True):
+        changed = copy.deepcopy(spec)
+        changed["controller_addresses"] = {controller: address}
+        changed["slurm_config"] = {"CommunicationParameters": parameters} if parameters else {}
+        refused = [error for error in inventory_errors(changed, groups) if "IPv6" in error]
+        assert bool(refused) != reached, (address, parameters, said, refused)
+    assert [reached for reached, _ in answers] == [True, False, True, True]

@@ -838,3 +838,20 @@ def test_slurms_words_are_taken_in_any_case_and_written_as_the_model_spells_them
     assert cluster.node_type("h100").gpu.autodetect == "nvml"  # type: ignore[union-attr]
     assert cluster.accounting_enforce == ("associations", "limits", "qos")
     assert (cluster.scheduling.priority_type, cluster.scheduling.preempt_type) == ("multifactor", "qos")
+
+
+def test_an_ipv6_controller_address_needs_slurms_ipv6() -> None:
+    """slurm.conf's controller addresses reach Slurm's daemons and commands as IPv4 only without
+    CommunicationParameters=EnableIPv6 (tests/integration/test_slurm_words_slurmctld_reads.py asks the real ones)."""
+    spec, groups = valid_spec(), valid_groups()
+    groups["controllers"] = ["ctl01", "ctl02"]
+    spec["controller_addresses"] = {"ctl01": "fd00::11", "ctl02": "10.0.0.12"}
+    spec["controller_vip"] = "fd00::10"
+    errors = [error for error in inventory_errors(spec, groups) if "IPv6" in error]
+    assert [error.split(":")[0] for error in errors] == [
+        "cluster_controller_vip (pacemaker_vip, or the pod's controller_vip)",
+        "cluster_controller_addresses.ctl01",
+    ]
+    assert "fd00::10 is an IPv6 address" in errors[0] and "Add EnableIPv6 to cluster_slurm_config" in errors[0]
+    spec["slurm_config"] = {"communicationparameters": "NoAddrCache, enableipv6"}
+    assert [error for error in inventory_errors(spec, groups) if "IPv6" in error] == []
