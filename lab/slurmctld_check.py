@@ -580,6 +580,60 @@ def job_on_a_vanished_node(suite: str) -> dict[str, str]:
     return found
 
 
+_REMOVED_PARTITION_RUN = (
+    f"set -u\n{_PREPARE}mkdir -p /var/spool/slurmd\n"
+    + r"""base="ClusterName=rp
+SlurmctldHost=ctl
+SlurmUser=slurm
+StateSaveLocation=/var/spool/slurmctld
+SlurmdSpoolDir=/var/spool/slurmd/%n
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none
+NodeName=n1 NodeAddr=127.0.0.2 CPUs=2 State=UNKNOWN"
+printf '%s\nPartitionName=p Nodes=n1 Default=YES State=UP\nPartitionName=old Nodes=n1 State=UP\n' "$base" \
+  > /etc/slurm/slurm.conf
+slurmctld -i
+for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.5; done
+slurmd -N n1
+running=$(sbatch --parsable -p old -n1 -o /dev/null --wrap='sleep 300')
+sbatch --parsable -p old -n1 --hold -o /dev/null --wrap='sleep 300' >/dev/null
+sbatch --parsable -p old,p -n1 --hold -o /dev/null --wrap='sleep 300' >/dev/null
+sbatch --parsable -p p -n1 --hold -o /dev/null --wrap='sleep 300' >/dev/null
+for _ in $(seq 1 60); do [ "$(squeue -h -j "$running" -o %T)" = RUNNING ] && break; sleep 0.5; done
+squeue --local --noheader --format='%i|%T|%P' | sed 's/^/@@ before /'
+scontrol shutdown slurmctld
+for _ in $(seq 1 40); do pgrep -x slurmctld >/dev/null || break; sleep 0.5; done
+printf '%s\nPartitionName=p Nodes=n1 Default=YES State=UP\n' "$base" > /etc/slurm/slurm.conf
+slurmctld -i
+for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.5; done
+# the running job is ended through COMPLETING: wait (bounded) until no job is
+for _ in $(seq 1 60); do squeue -h -t COMPLETING -o %i | grep -q . || break; sleep 0.5; done
+for job in $(seq 1 4); do echo "@@ after $job $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]*')"; done
+"""
+)
+
+# the partition lines of the second start (the one the jobs' partition list is checked against)
+REMOVED_PARTITION_LINES = ["PartitionName=p Nodes=n1 Default=YES State=UP"]
+
+
+def jobs_in_a_removed_partition(suite: str) -> tuple[str, dict[str, str]]:
+    """The real slurmctld of ``suite`` holds four jobs - running in partition old, pending in old, pending in old,p
+    and pending in p -, is stopped, and starts again on a slurm.conf without old (REMOVED_PARTITION_LINES): (squeue's
+    `%i|%T|%P` before, as the deploy's check reads it; each job id -> its JobState after)."""
+    with tempfile.TemporaryDirectory(prefix="gpucluster-partition-") as work:
+        Path(work, "hosts").write_text("127.0.0.2 n1\n")
+        Path(work, "run.sh").write_text(_REMOVED_PARTITION_RUN)
+        result = run_in_image(suite, work, timeout=180)
+    before = [line[10:] for line in result.stdout.splitlines() if line.startswith("@@ before ")]
+    after = dict(line[9:].partition(" ")[::2] for line in result.stdout.splitlines() if line.startswith("@@ after "))
+    if len(before) != 4 or len(after) != 4:
+        raise RuntimeError(f"slurmctld of {suite} did not restart:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+    return "\n".join(before), after
+
+
 def main() -> None:
     """Load a rendered config directory into slurmctld and print what it reports (used by scripts/lab)."""
     import argparse

@@ -15,6 +15,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state impo
     state_cluster_error,
     state_move_error,
     vanishing_jobs_error,
+    vanishing_partitions_error,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.pam_adopt import access_lines, exempt_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plugstack import plugstack_errors, plugstack_lines
@@ -161,6 +162,16 @@ def slurm_vanishing_jobs_error(listed: Any, host: str, node_lines: Any, removed:
     return vanishing_jobs_error(str(host), listing, lines, taken)
 
 
+def slurm_vanishing_partitions_error(listed: Any, host: str, partition_lines: Any, release: str) -> str:
+    """The refusal of a run whose slurm.conf (``partition_lines``: the plan's PartitionName lines of the host's cluster,
+    of its Slurm ``release``) leaves out partitions that hold jobs; "" when none does or no slurmctld answered.
+    ``listed``: the registered result of `squeue --local --noheader --format=%i|%T|%P` (every job not yet finished)."""
+    answered = isinstance(listed, Mapping) and listed.get("rc") == 0
+    listing = str(listed.get("stdout") or "") if answered and isinstance(listed, Mapping) else ""
+    lines = [str(line) for line in partition_lines] if isinstance(partition_lines, list) else []
+    return vanishing_partitions_error(str(host), listing, lines, Release.parse(str(release)))
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
@@ -176,4 +187,5 @@ class FilterModule:
             "slurm_state_move_error": slurm_state_move_error,
             "slurm_state_name_error": slurm_state_name_error,
             "slurm_vanishing_jobs_error": slurm_vanishing_jobs_error,
+            "slurm_vanishing_partitions_error": slurm_vanishing_partitions_error,
         }

@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from .hostlist import HostlistError, expand, fold
+from .releases import Release
 
 
 def held_cluster_name(text: str) -> str:
@@ -122,6 +123,47 @@ def vanishing_jobs_error(host: str, job_nodes: str, node_lines: Iterable[str], r
         "their node type's group): slurmctld restarted without them ends those jobs. Take nodes out with "
         f"playbooks/remove-node.yml -e cluster_removed_nodes={nodes} (it drains them and waits for their jobs), or "
         "put the hosts back"
+    )
+
+
+def config_partitions(lines: Iterable[str]) -> set[str]:
+    """The partition names of slurm.conf's PartitionName lines (PartitionName=DEFAULT is none)."""
+    names = set()
+    for line in lines:
+        value = line.split(None, 1)[0].removeprefix("PartitionName=") if line.startswith("PartitionName=") else ""
+        if value and value.upper() != "DEFAULT":
+            names.add(value)
+    return names
+
+
+def vanishing_partitions_error(host: str, job_partitions: str, partition_lines: Iterable[str], release: Release) -> str:
+    """The refusal of a run whose slurm.conf (``partition_lines``) leaves out a partition that holds jobs
+    (``job_partitions``: squeue's `%i|%T|%P` of every job not yet finished, one per line): slurmctld restarted or
+    reconfigured without it ends every job naming it, running and pending ("Invalid partition (old) for JobId=2", then
+    NODE_FAIL), before ``release`` 26.05 those that name another partition too (the real slurmctld of 22.05, 24.11 and
+    26.05: tests/integration/test_cluster_name_state.py)."""
+    kept = config_partitions(partition_lines)
+    held: dict[str, list[tuple[str, str]]] = {}
+    for line in job_partitions.splitlines():
+        job, _, rest = line.strip().partition("|")
+        state, _, listed = rest.partition("|")
+        partitions = {partition.strip() for partition in listed.split(",") if partition.strip()}
+        if not job or partitions <= kept or (release.has("keeps_jobs_of_other_partitions") and partitions & kept):
+            continue
+        for partition in sorted(partitions - kept):
+            held.setdefault(partition, []).append((job, state.lower()))
+    if not held:
+        return ""
+    described = "; ".join(
+        f"{partition}: {len(jobs)} job(s) ({', '.join(sorted({state for _, state in jobs}))}; "
+        f"{','.join(job for job, _ in jobs[:10])}{' ...' if len(jobs) > 10 else ''})"
+        for partition, jobs in sorted(held.items())
+    )
+    return (
+        f"{host}: this run's slurm.conf leaves out partitions that hold jobs - {described}. slurmctld restarted or "
+        "reconfigured without a partition ends its jobs, pending ones included (NODE_FAIL). Keep the "
+        "partition in cluster_partitions with state: DRAIN until its jobs are done (no new job starts there), move or "
+        "cancel its pending jobs (scontrol update jobid=<id> partition=<another>), then take it out"
     )
 
 

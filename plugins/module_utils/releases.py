@@ -70,6 +70,10 @@ FEATURES: dict[str, str] = {
     "namespace_plugins": "25.11",
     # slurmctld's own OpenMetrics endpoints (MetricsType=metrics/openmetrics, GET /metrics/... on its port)
     "openmetrics": "25.11",
+    # a job that names a partition slurm.conf no longer has and another one too is kept, in the other (26.05);
+    # before, slurmctld ends it with the jobs of that partition alone (22.05, 24.11: "Invalid partition", NODE_FAIL;
+    # the releases between are not tested here)
+    "keeps_jobs_of_other_partitions": "26.05",
     # gres.conf AutoDetect=full (try every method)
     "autodetect_full": "26.05",
 }

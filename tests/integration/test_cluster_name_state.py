@@ -7,16 +7,25 @@ slurm.conf leaves out, which the toolkit refuses too."""
 from __future__ import annotations
 
 import base64
+import re
 
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.filter.slurm import (
     slurm_state_move_error,
     slurm_state_name_error,
     slurm_vanishing_jobs_error,
+    slurm_vanishing_partitions_error,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.render import config_from_inventory
 
-from lab.slurmctld_check import SUITE_RELEASE, job_on_a_vanished_node, restart_twice, small_files
+from lab.slurmctld_check import (
+    REMOVED_PARTITION_LINES,
+    SUITE_RELEASE,
+    job_on_a_vanished_node,
+    jobs_in_a_removed_partition,
+    restart_twice,
+    small_files,
+)
 from tests.unit.factory import standalone_spec
 
 pytestmark = pytest.mark.slurmctld
@@ -69,3 +78,20 @@ def test_a_job_on_a_node_the_new_slurm_conf_leaves_out_ends_as_the_check_foresee
     )
     # ...whose restart ends the job
     assert found["after"] == "JobState=NODE_FAIL", found
+
+
+@pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
+def test_jobs_of_a_partition_the_new_slurm_conf_leaves_out_end_as_the_check_foresees(suite: str) -> None:
+    """A partition taken out of cluster_partitions while it holds jobs: slurmctld restarted without it ends them,
+    pending ones too (22.05 and 24.11 also those that name another partition; 26.05 keeps those in the other). The
+    check, on squeue's listing before, names exactly the jobs the restart ends."""
+    listing, after = jobs_in_a_removed_partition(suite)
+    ended = {job for job, state in after.items() if state == "JobState=NODE_FAIL"}
+    assert {"1", "2"} <= ended and "4" not in ended, (listing, after)
+    message = slurm_vanishing_partitions_error(
+        {"rc": 0, "stdout": listing}, "ctl", REMOVED_PARTITION_LINES, SUITE_RELEASE[suite]
+    )
+    found = re.search(r"old: \d+ job\(s\) \([a-z, ]+; ([0-9,]+)\)", message)
+    named = set(found.group(1).split(",")) if found else set()
+    assert named == ended, (message, listing, after)
+    assert "old: " in message and "state: DRAIN" in message

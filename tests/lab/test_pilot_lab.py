@@ -390,6 +390,33 @@ def test_a_moved_state_directory_is_refused_before_any_change(lab: Lab) -> None:
     assert "absent" in sh("pilot-ctl01", "test -e /var/spool/slurmctld-moved || echo absent", check=False)
 
 
+def test_a_partition_taken_out_while_it_holds_jobs_is_refused_before_any_change(lab: Lab) -> None:
+    """A partition left out of cluster_partitions while a job waits in it: slurmctld restarted or reconfigured without
+    it ends the job (NODE_FAIL; tests/integration/test_cluster_name_state.py). The controller's jobs are read right
+    after the validation; the run stops naming the partition, the job and how to drain it; nothing changed, the job
+    waits."""
+    cluster = yaml.safe_load((molecule_run.ROOT / "molecule/pilot/inventory/group_vars/all/cluster.yml").read_text())
+    partitions = cluster["cluster_partitions"]
+    kept = [partition for partition in partitions if partition["name"] != "scavenger"]
+    assert len(kept) == len(partitions) - 1
+    job = sh(
+        "pilot-gpu01", "cd /home/alice && runuser -u alice -- sbatch --parsable --hold -p scavenger -t 5 --wrap=true"
+    )
+    try:
+        # (one partition left: no preemption between partitions either)
+        changed = {"cluster_partitions": kept, "cluster_scheduling": {**cluster["cluster_scheduling"], "preempt": {}}}
+        result = molecule("converge", "-s", "pilot", "--", "-e", json.dumps(changed))
+        said = refused_unchanged(result)
+        assert (
+            f"pilot-ctl01: this run's slurm.conf leaves out partitions that hold jobs - scavenger: 1 job(s) (pending; "
+            f"{job.strip()})"
+        ) in said, failures(result.stdout)
+        assert sh("pilot-ctl01", f"squeue -h -j {job.strip()} -o %T").strip() == "PENDING"
+        assert "PartitionName=scavenger" in sh("pilot-ctl01", "scontrol show partition scavenger")
+    finally:
+        sh("pilot-ctl01", f"scancel {job.strip()}", check=False)
+
+
 def test_a_renamed_accounting_database_is_refused_before_any_change(lab: Lab) -> None:
     """slurmdbd restarted with another StorageLoc makes a new, empty database: the cluster's job records, associations
     and fair-share usage out of its view. The dbd host's slurmdbd.conf and the tables of both databases are read right

@@ -15,6 +15,7 @@ from ansible_collections.gpucluster.cluster.plugins.filter.slurm import (
     slurm_state_move_error,
     slurm_state_name_error,
     slurm_vanishing_jobs_error,
+    slurm_vanishing_partitions_error,
 )
 from ansible_collections.gpucluster.cluster.plugins.filter.upgrade import (
     slurm_candidate_query,
@@ -175,6 +176,45 @@ def test_nodes_left_out_while_jobs_run_there_are_refused_naming_remove_node() ->
         "playbooks/remove-node.yml -e cluster_removed_nodes=gpu[05,07] (it drains them and waits for their jobs), or "
         "put the hosts back"
     )
+
+
+PARTITIONS = ["PartitionName=gpu Nodes=nt_h100 Default=YES State=UP", "PartitionName=cpu Nodes=cpu01,cpu02 State=UP"]
+
+
+@pytest.mark.parametrize(
+    "listed",
+    [
+        {"rc": 0, "stdout": "11|RUNNING|gpu\n12|PENDING|gpu,cpu\n13|PENDING|cpu\n"},  # every partition stays
+        {"rc": 0, "stdout": ""},  # no job
+        {"rc": 1, "stdout": "", "stderr": "slurm_load_jobs error: Unable to contact slurm controller"},
+        {"skipped": True, "changed": False},  # slurmctld did not answer: nothing runs to keep
+    ],
+)
+def test_partitions_that_stay_or_hold_no_job_go_on(listed: object) -> None:
+    assert slurm_vanishing_partitions_error(listed, "ctl1", PARTITIONS, "24.11") == ""
+
+
+def test_a_partition_left_out_while_it_holds_jobs_is_refused_naming_them() -> None:
+    """Taken out of cluster_partitions with jobs in it: slurmctld ends them, pending ones too; before 26.05 also a job
+    that names another partition beside it."""
+    listed = {"rc": 0, "stdout": "11|RUNNING|old\n12|PENDING|old\n13|PENDING|old,gpu\n14|PENDING|gpu\n15|PENDING|x\n"}
+    message = slurm_vanishing_partitions_error(listed, "ctl1", PARTITIONS, "24.11")
+    assert message == (
+        "ctl1: this run's slurm.conf leaves out partitions that hold jobs - old: 3 job(s) (pending, running; "
+        "11,12,13); x: 1 job(s) (pending; 15). slurmctld restarted or reconfigured without a partition ends its jobs, "
+        "pending ones included (NODE_FAIL). Keep the partition in cluster_partitions with state: DRAIN until its jobs "
+        "are done (no new job starts there), move or cancel its pending jobs (scontrol update jobid=<id> "
+        "partition=<another>), then take it out"
+    )
+    # 26.05 keeps a job that names a partition that stays
+    later = slurm_vanishing_partitions_error(listed, "ctl1", PARTITIONS, "26.05")
+    assert "old: 2 job(s) (pending, running; 11,12)" in later
+
+
+def test_many_jobs_of_a_partition_name_ten() -> None:
+    listed = {"rc": 0, "stdout": "".join(f"{job}|PENDING|old\n" for job in range(100, 130))}
+    message = slurm_vanishing_partitions_error(listed, "ctl1", PARTITIONS, "24.11")
+    assert "old: 30 job(s) (pending; 100,101,102,103,104,105,106,107,108,109 ...)" in message
 
 
 POLICY = "slurm-client:\n  Installed: (none)\n  Candidate: {}\n  Version table:\n"
