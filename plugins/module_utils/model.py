@@ -62,6 +62,8 @@ class _Reader:
 
     def __init__(self) -> None:
         self.errors: list[str] = []
+        # the values refused for their kind: the rules do not judge the stand-in read in their place
+        self.refused: set[str] = set()
 
     def error(self, message: str) -> None:
         self.errors.append(message)
@@ -95,10 +97,13 @@ class _Reader:
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, int):
-            if isinstance(value, str) and value.strip().isdigit():
+            # digits as a string, or a whole number with a zero fraction (2000000.0 from a planning document's export)
+            whole = isinstance(value, float) and value.is_integer()
+            if whole or (isinstance(value, str) and value.strip().isdigit()):
                 value = int(value)
             else:
                 self.error(f"{_at(where, key)}: expected an integer, got {_kind(value)} {value!r}")
+                self.refused.add(_at(where, key))
                 return default
         if not minimum <= value <= maximum:
             self.error(f"{_at(where, key)}: {value} is out of range {minimum}..{maximum}")
@@ -237,6 +242,8 @@ def _kind(value: Any) -> str:
         return "an integer"
     if isinstance(value, str):
         return "a string"
+    if isinstance(value, float):
+        return "the fraction"
     if isinstance(value, Mapping):
         return "a mapping"
     if isinstance(value, Sequence):
@@ -285,7 +292,8 @@ def build_cluster(spec: Mapping[str, Any], groups: Mapping[str, Sequence[str]]) 
     spec, groups, errors = scope_to_pod(spec, groups)
     reader.errors += errors
     cluster = _read_cluster(reader, spec, groups)
-    errors = reader.errors + (validate_cluster(cluster) if cluster is not None else [])
+    broken = validate_cluster(cluster) if cluster is not None else []
+    errors = reader.errors + [error for error in broken if error.partition(":")[0] not in reader.refused]
     if errors:
         raise InventoryError(errors)
     assert cluster is not None

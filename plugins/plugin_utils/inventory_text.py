@@ -77,7 +77,7 @@ def _coercion(node: yaml.ScalarNode) -> str:
         return f"{value} is read by YAML as the base-60 number {yaml.safe_load(value)}"
     if node.tag == _INT and _OCTAL.match(value):
         return f"{value} is read by YAML as the octal number {yaml.safe_load(value)}"
-    if node.tag == _FLOAT and re.match(r"^[0-9]+\.[0-9]*0$", value):
+    if node.tag == _FLOAT and re.match(r"^[0-9]+\.[0-9]*0$", value) and str(yaml.safe_load(value)) != value:
         return f"{value} is read by YAML as the number {yaml.safe_load(value)}, its trailing zero dropped"
     return ""
 

@@ -49,6 +49,13 @@ def test_base60_octal_and_trailing_zero_are_named_by_file_and_line(tmp_path: Pat
     ]
 
 
+def test_a_whole_number_written_with_a_zero_fraction_is_no_coercion(tmp_path: Path) -> None:
+    """2000000.0 (a planning document's export) reads as what was written; the model takes it as the whole number."""
+    inventory = site(tmp_path, HOSTS, all="cluster_node_types:\n  h100: {real_memory_mb: 2000000.0, weight: 1.50}\n")
+    (error,) = inventory_text_errors([str(inventory)], PREFIXES)
+    assert "cluster_node_types.h100.weight: 1.50 is read by YAML as the number 1.5" in error
+
+
 def test_a_reversed_host_range_is_named(tmp_path: Path) -> None:
     inventory = site(tmp_path, HOSTS.replace("gpu[01:16]", "gpu[16:01]"))
     (error,) = inventory_text_errors([str(inventory / "hosts.yml")], PREFIXES)

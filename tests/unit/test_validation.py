@@ -855,3 +855,14 @@ def test_an_ipv6_controller_address_needs_slurms_ipv6() -> None:
     assert "fd00::10 is an IPv6 address" in errors[0] and "Add EnableIPv6 to cluster_slurm_config" in errors[0]
     spec["slurm_config"] = {"communicationparameters": "NoAddrCache, enableipv6"}
     assert [error for error in inventory_errors(spec, groups) if "IPv6" in error] == []
+
+
+def test_a_whole_number_with_a_zero_fraction_is_taken_and_a_fraction_refused_once() -> None:
+    spec, groups = valid_spec(), valid_groups()
+    spec["node_types"]["h100"]["real_memory_mb"] = float(spec["node_types"]["h100"]["real_memory_mb"])
+    assert inventory_errors(spec, groups) == []
+    spec["node_types"]["h100"]["real_memory_mb"] = 2000000.5
+    # the refused value alone: no rule judges the stand-in read in its place (a floor of 1 MiB)
+    assert inventory_errors(spec, groups) == [
+        "cluster_node_types.h100.real_memory_mb: expected an integer, got the fraction 2000000.5"
+    ]
