@@ -93,14 +93,11 @@ def name_problems(slurm_hosts: Mapping[str, str], facts: Mapping[str, Mapping[st
         ("controllers", CONTROLLER_NAMES, "slurmctld", "This host (...) not a valid controller"),
         ("nodes", NODE_NAMES, "slurmd", "Unable to determine this slurmd's NodeName"),
     ):
-        hosts = slurm_hosts.get(kind) or ""
+        members = set(expand(slurm_hosts[kind])) if slurm_hosts.get(kind) else set()
         wrong = {
             host: own
             for host, own in facts.items()
-            if hosts
-            and holds(hosts, host)
-            and own.get("hostname")
-            and host not in {str(own.get(fact) or "") for fact in accepted}
+            if host in members and own.get("hostname") and host not in {str(own.get(fact) or "") for fact in accepted}
         }
         if not wrong:
             continue
