@@ -27,6 +27,9 @@ CASES = {
     "another host's name": ("node17", "gpu01", "127.0.0.2 gpu01\n127.0.0.3 node17\n"),
     # the inventory name is the host's address's first name, its hostname an alias: slurmd takes it
     "the hostname an alias of the inventory name": ("node17", "gpu01", "127.0.0.2 gpu01 node17\n"),
+    # names are compared as written; only the resolver ignores case
+    "the inventory's name in capitals": ("gpu01", "GPU01", "127.0.0.2 gpu01\n"),
+    "the hostname in capitals": ("GPU01", "gpu01", "127.0.0.2 gpu01\n"),
 }
 
 
