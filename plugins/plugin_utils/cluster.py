@@ -59,7 +59,7 @@ def cluster_validation(
     if text:
         return {"problems": errors + text, "plan": {}}
     problems, plan = validated_plan(spec, groups)
-    errors += problems or job_script_errors(plan)
+    errors += problems or job_script_errors(plan) + job_submit_errors(plan)
     return {"problems": errors, "plan": {} if errors else plan}
 
 
@@ -83,4 +83,32 @@ def job_script_errors(plan: Mapping[str, Any], samples: Path = SAMPLE_SCRIPTS) -
                     f" sample ({', '.join(known)}) or the path of your script"
                 )
                 errors += [] if error in errors else [error]
+    return errors
+
+
+# Where the slurm role's copy task finds a relative src: the role's files, the role, the playbooks' files and the
+# playbooks (beside the directory Ansible runs in).
+COPY_SEARCH = (
+    ROOT / "roles" / "slurm" / "files",
+    ROOT / "roles" / "slurm",
+    ROOT / "playbooks" / "files",
+    ROOT / "playbooks",
+)
+
+
+def job_submit_errors(plan: Mapping[str, Any], search: Sequence[Path] = COPY_SEARCH) -> list[str]:
+    """The site's job_submit.lua (cluster_job_submit.script, a path) that is not on the Ansible controller: the
+    controllers' copy of it would stop the run after the hosts before them had changed. Checked once, before."""
+    errors: list[str] = []
+    for config in plan.get("configs", {}).values():
+        source = str(config["job_submit"]["file"])
+        if not source or Path(source).is_file():
+            continue
+        if not Path(source).is_absolute() and any((base / source).is_file() for base in search):
+            continue
+        error = (
+            f"cluster_job_submit.script: {source} does not exist on the Ansible controller; give the path of the "
+            "site's job_submit.lua, or the sample gpu-policy"
+        )
+        errors += [] if error in errors else [error]
     return errors

@@ -16,7 +16,11 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import (
     plan_for,
     validated_plan,
 )
-from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import cluster_validation, job_script_errors
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import (
+    cluster_validation,
+    job_script_errors,
+    job_submit_errors,
+)
 
 from .factory import valid_groups, valid_spec
 from .test_federation import fed_groups, fed_spec
@@ -113,3 +117,27 @@ def test_a_job_script_the_controller_lacks_is_refused_before_any_host(tmp_path: 
     ]
     plan = build_plan(valid_spec(), valid_groups())
     assert job_script_errors(plan, tmp_path)[0].startswith("cluster_job_scripts.prolog: user-dirs does not exist")
+
+
+def test_the_sites_job_submit_lua_must_be_on_the_controller(tmp_path: Path) -> None:
+    """The controllers copy the site's job_submit.lua: a path that is not a file is refused by the opening validation
+    (the copy would stop the run on the controllers, after the hosts before them had changed); a relative path is
+    looked for where the copy looks; the sample needs no file."""
+    own = tmp_path / "job_submit.lua"
+    own.write_text("function slurm_job_submit() return slurm.SUCCESS end\n")
+    spec = valid_spec()
+    spec["job_submit"] = {"script": str(own)}
+    assert cluster_validation(spec, valid_groups())["problems"] == []
+    spec["job_submit"] = {"script": str(tmp_path / "missing.lua")}
+    assert cluster_validation(spec, valid_groups())["problems"] == [
+        f"cluster_job_submit.script: {tmp_path / 'missing.lua'} does not exist on the Ansible controller; give the "
+        "path of the site's job_submit.lua, or the sample gpu-policy"
+    ]
+    spec["job_submit"] = {"script": "site/job_submit.lua"}
+    plan = build_plan(spec, valid_groups())
+    assert len(job_submit_errors(plan, [tmp_path])) == 1
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "job_submit.lua").write_text("")
+    assert job_submit_errors(plan, [tmp_path]) == []
+    spec["job_submit"] = {"script": "gpu-policy"}
+    assert job_submit_errors(build_plan(spec, valid_groups()), []) == []
