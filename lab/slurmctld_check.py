@@ -535,10 +535,11 @@ grep -h fatal /work/out.second
     )
 
 
-_VANISHED_RUN = (
+# slurmctld and slurmd -N n1 in one container, with jobs across a restart: the settings both runs share ($base, less
+# ClusterName and the nodes), and slurmctld started (until it answers) and stopped (until it is gone), each bounded.
+_JOBS_PRELUDE = (
     f"set -u\n{_PREPARE}mkdir -p /var/spool/slurmd\n"
-    + r"""base="ClusterName=vn
-SlurmctldHost=ctl
+    + r"""base="SlurmctldHost=ctl
 SlurmUser=slurm
 StateSaveLocation=/var/spool/slurmctld
 SlurmdSpoolDir=/var/spool/slurmd/%n
@@ -547,21 +548,33 @@ TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 MpiDefault=none"
+start_slurmctld() {
+  slurmctld -i
+  for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.5; done
+}
+stop_slurmctld() {
+  scontrol shutdown slurmctld
+  for _ in $(seq 1 40); do pgrep -x slurmctld >/dev/null || break; sleep 0.5; done
+}
+"""
+)
+
+_VANISHED_RUN = (
+    _JOBS_PRELUDE
+    + r"""base="ClusterName=vn
+$base"
 node() { echo "NodeName=$1 NodeAddr=$2 CPUs=2 State=UNKNOWN"; }
 printf '%s\n%s\n%s\nPartitionName=p Nodes=n1,n2 Default=YES State=UP\n' "$base" "$(node n1 127.0.0.2)" \
   "$(node n2 127.0.0.3)" > /etc/slurm/slurm.conf
-slurmctld -i
-for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.5; done
+start_slurmctld
 slurmd -N n1
 job=$(sbatch --parsable -w n1 -o /dev/null --wrap='sleep 300')
 for _ in $(seq 1 60); do [ "$(squeue -h -j "$job" -o %T)" = RUNNING ] && break; sleep 0.5; done
 echo "@@ before $(squeue -h -j "$job" -o %T) $(squeue -h -o %N -t R,S,CG,CF | tr '\n' ' ')"
-scontrol shutdown slurmctld
-for _ in $(seq 1 40); do pgrep -x slurmctld >/dev/null || break; sleep 0.5; done
+stop_slurmctld
 printf '%s\n%s\nPartitionName=p Nodes=n2 Default=YES State=UP\n' "$base" "$(node n2 127.0.0.3)" \
   > /etc/slurm/slurm.conf
-slurmctld -i
-for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.5; done
+start_slurmctld
 echo "@@ after $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]*')"
 """
 )
@@ -581,22 +594,13 @@ def job_on_a_vanished_node(suite: str) -> dict[str, str]:
 
 
 _REMOVED_PARTITION_RUN = (
-    f"set -u\n{_PREPARE}mkdir -p /var/spool/slurmd\n"
+    _JOBS_PRELUDE
     + r"""base="ClusterName=rp
-SlurmctldHost=ctl
-SlurmUser=slurm
-StateSaveLocation=/var/spool/slurmctld
-SlurmdSpoolDir=/var/spool/slurmd/%n
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-MpiDefault=none
+$base
 NodeName=n1 NodeAddr=127.0.0.2 CPUs=2 State=UNKNOWN"
 printf '%s\nPartitionName=p Nodes=n1 Default=YES State=UP\nPartitionName=old Nodes=n1 State=UP\n' "$base" \
   > /etc/slurm/slurm.conf
-slurmctld -i
-for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.5; done
+start_slurmctld
 slurmd -N n1
 running=$(sbatch --parsable -p old -n1 -o /dev/null --wrap='sleep 300')
 sbatch --parsable -p old -n1 --hold -o /dev/null --wrap='sleep 300' >/dev/null
@@ -604,11 +608,9 @@ sbatch --parsable -p old,p -n1 --hold -o /dev/null --wrap='sleep 300' >/dev/null
 sbatch --parsable -p p -n1 --hold -o /dev/null --wrap='sleep 300' >/dev/null
 for _ in $(seq 1 60); do [ "$(squeue -h -j "$running" -o %T)" = RUNNING ] && break; sleep 0.5; done
 squeue --local --noheader --format='%i|%T|%P' | sed 's/^/@@ before /'
-scontrol shutdown slurmctld
-for _ in $(seq 1 40); do pgrep -x slurmctld >/dev/null || break; sleep 0.5; done
+stop_slurmctld
 printf '%s\nPartitionName=p Nodes=n1 Default=YES State=UP\n' "$base" > /etc/slurm/slurm.conf
-slurmctld -i
-for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.5; done
+start_slurmctld
 # the running job is ended through COMPLETING: wait (bounded) until no job is
 for _ in $(seq 1 60); do squeue -h -t COMPLETING -o %i | grep -q . || break; sleep 0.5; done
 for job in $(seq 1 4); do echo "@@ after $job $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]*')"; done
