@@ -62,11 +62,17 @@ class _Reader:
 
     def __init__(self) -> None:
         self.errors: list[str] = []
-        # the values refused for their kind: the rules do not judge the stand-in read in their place
+        # the integers refused (missing, of another kind, out of range): the rules do not judge the stand-in read in
+        # their place
         self.refused: set[str] = set()
 
     def error(self, message: str) -> None:
         self.errors.append(message)
+
+    def refuse(self, path: str, message: str) -> None:
+        """An error about the value at ``path``, which the reader replaces with a stand-in."""
+        self.error(f"{path}: {message}")
+        self.refused.add(path)
 
     def mapping(self, value: Any, where: str) -> Mapping[str, Any]:
         if value is None:
@@ -102,11 +108,10 @@ class _Reader:
             if whole or (isinstance(value, str) and value.strip().isdigit()):
                 value = int(value)
             else:
-                self.error(f"{_at(where, key)}: expected an integer, got {_kind(value)} {value!r}")
-                self.refused.add(_at(where, key))
+                self.refuse(_at(where, key), f"expected an integer, got {_kind(value)} {value!r}")
                 return default
         if not minimum <= value <= maximum:
-            self.error(f"{_at(where, key)}: {value} is out of range {minimum}..{maximum}")
+            self.refuse(_at(where, key), f"{value} is out of range {minimum}..{maximum}")
             return default
         return int(value)
 
@@ -115,6 +120,7 @@ class _Reader:
     ) -> int:
         if key not in data:
             self.error(f"{where}: missing required key '{key}' (an integer >= {minimum})")
+            self.refused.add(_at(where, key))
             return minimum
         value = self.integer(data, key, where, minimum=minimum, maximum=maximum)
         return minimum if value is None else value

@@ -866,3 +866,12 @@ def test_a_whole_number_with_a_zero_fraction_is_taken_and_a_fraction_refused_onc
     assert inventory_errors(spec, groups) == [
         "cluster_node_types.h100.real_memory_mb: expected an integer, got the fraction 2000000.5"
     ]
+    # so for a missing value and one out of range
+    del spec["node_types"]["h100"]["real_memory_mb"]
+    assert inventory_errors(spec, groups) == [
+        "cluster_node_types.h100: missing required key 'real_memory_mb' (an integer >= 1)"
+    ]
+    spec["node_types"]["h100"]["real_memory_mb"] = 2**41
+    assert inventory_errors(spec, groups) == [
+        "cluster_node_types.h100.real_memory_mb: 2199023255552 is out of range 1..1099511627776"
+    ]
