@@ -10,6 +10,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.federation impo
 from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import backup_controller_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand
 from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
+    command_stdout,
     held_cluster_name,
     slurp_result_text,
     state_cluster_error,
@@ -144,8 +145,7 @@ def slurm_state_move_error(shown: Any, host: str, state_save_location: str, impo
     would start without its jobs); "" when they agree, when no slurmctld answered, or when the run moves the state
     itself. ``shown``: the registered result of `scontrol show config` on the controller; ``imported_from``: where a
     phase upgrade moves the state from (pacemaker_state_import_from)."""
-    answered = isinstance(shown, Mapping) and shown.get("rc") == 0
-    config = str(shown.get("stdout") or "") if answered and isinstance(shown, Mapping) else ""
+    config = command_stdout(shown)
     return state_move_error(str(host), config, str(state_save_location or ""), str(imported_from or ""))
 
 
@@ -154,8 +154,7 @@ def slurm_vanishing_jobs_error(listed: Any, host: str, node_lines: Any, removed:
     out nodes where jobs run; "" when none does or no slurmctld answered. ``listed``: the registered result of
     `squeue --local --noheader --states=RUNNING,SUSPENDED,COMPLETING,CONFIGURING --format=%N`; ``removed``:
     cluster_removed_nodes (remove-node.yml drains them before they go)."""
-    answered = isinstance(listed, Mapping) and listed.get("rc") == 0
-    listing = str(listed.get("stdout") or "") if answered and isinstance(listed, Mapping) else ""
+    listing = command_stdout(listed)
     lines = [str(line) for line in node_lines] if isinstance(node_lines, list) else []
     pieces = [removed] if isinstance(removed, str) else list(removed) if isinstance(removed, list) else []
     taken = expand([str(piece) for piece in pieces if str(piece).strip()]) if pieces else []
@@ -166,8 +165,7 @@ def slurm_vanishing_partitions_error(listed: Any, host: str, partition_lines: An
     """The refusal of a run whose slurm.conf (``partition_lines``: the plan's PartitionName lines of the host's cluster,
     of its Slurm ``release``) leaves out partitions that hold jobs; "" when none does or no slurmctld answered.
     ``listed``: the registered result of `squeue --local --noheader --format=%i|%T|%P` (every job not yet finished)."""
-    answered = isinstance(listed, Mapping) and listed.get("rc") == 0
-    listing = str(listed.get("stdout") or "") if answered and isinstance(listed, Mapping) else ""
+    listing = command_stdout(listed)
     lines = [str(line) for line in partition_lines] if isinstance(partition_lines, list) else []
     return vanishing_partitions_error(str(host), listing, lines, Release.parse(str(release)))
 

@@ -43,6 +43,13 @@ def slurp_result_text(result: object) -> str:
     return slurped_text(str(result.get("content") or "") if isinstance(result, Mapping) else "")
 
 
+def command_stdout(result: object) -> str:
+    """What a registered command printed, where it ran and succeeded ("" where it failed, was skipped, or no daemon
+    answered it)."""
+    answered = isinstance(result, Mapping) and result.get("rc") == 0
+    return str(result.get("stdout") or "") if answered and isinstance(result, Mapping) else ""
+
+
 def slurped_cluster_name(content: str) -> str:
     """The ClusterName of a ``clustername`` file as ansible.builtin.slurp reads it ("" for none)."""
     return held_cluster_name(slurped_text(content))
