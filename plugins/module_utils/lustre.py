@@ -9,7 +9,7 @@ from typing import Any
 
 import netaddr
 
-from .mount_points import mount_point_error
+from .mount_points import health_check_mount_errors, mount_point_error
 
 NET = re.compile(r"^(tcp|o2ib)(\d*)$")
 INTERFACE = re.compile(r"^[A-Za-z0-9_.:-]{1,15}$")
@@ -149,4 +149,11 @@ def lustre_errors(settings: Mapping[str, Any]) -> list[str]:
     common = settings.get("mount_options") or []
     if not isinstance(common, list) or any(_not_one_option(option) for option in common):
         errors.append("lustre_mount_options: give a list of single options, e.g. [flock, _netdev]")
-    return errors + shared_mount_errors(settings.get("mounts"), settings.get("other_mounts") or {})
+    errors += shared_mount_errors(settings.get("mounts"), settings.get("other_mounts") or {})
+    mounts = settings.get("mounts")
+    mounted = {
+        str(mount["path"]).rstrip("/") or "/": ("lustre_mounts", ("lustre",))
+        for mount in (mounts if isinstance(mounts, list) else [])
+        if isinstance(mount, Mapping) and isinstance(mount.get("path"), str)
+    }
+    return errors + health_check_mount_errors(settings.get("health_check"), mounted)

@@ -8,6 +8,8 @@ export of it hands the server's own tree (/etc/shadow included) to every client.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 # Trees nothing may be mounted over or below; and directories that may hold a mount below them but not be one.
 SYSTEM_TREES = ("/etc", "/usr", "/boot", "/dev", "/proc", "/sys", "/run", "/bin", "/sbin", "/lib", "/lib32", "/lib64")
 DAEMON_TREES = ("/var/lib", "/var/log", "/var/spool", "/var/cache", "/var/run", "/var/lock")
@@ -46,3 +48,37 @@ def mount_point_error(path: str) -> str:
             f"shared file system there would hide it on every host. {ELSEWHERE}"
         )
     return ""
+
+
+def nfs_types(options: str) -> tuple[str, ...]:
+    """The types /proc/mounts may show for an NFS mount with these options: nfs for versions 2 and 3, nfs4 for 4.x,
+    either where no version is named (the client offers 4 first and takes what the server has)."""
+    for option in options.split(","):
+        name, _, value = option.strip().partition("=")
+        if name in ("vers", "nfsvers") and value:
+            return ("nfs4",) if value.startswith("4") else ("nfs",)
+    return ("nfs", "nfs4")
+
+
+def health_check_mount_errors(health_check: object, mounted: Mapping[str, tuple[str, tuple[str, ...]]]) -> list[str]:
+    """A mount of cluster_health_check with a file system type that the role mounting its path cannot give it
+    (``mounted``: path -> (the variable that mounts it, the types the kernel may show)): slurmd's health program
+    would drain every node for it. The program reads `nfs` as any NFS version (fstab's word), `nfs4` as version 4."""
+    mounts = health_check.get("mounts") if isinstance(health_check, Mapping) else None
+    errors = []
+    for index, mount in enumerate(mounts if isinstance(mounts, list) else []):
+        if not isinstance(mount, Mapping) or not isinstance(mount.get("path"), str) or not mount.get("fstype"):
+            continue
+        path, wanted = mount["path"].rstrip("/") or "/", str(mount["fstype"])
+        if path not in mounted:
+            continue  # mounted by the site's own means: the check is the site's word
+        variable, shown = mounted[path]
+        if wanted in shown or (wanted == "nfs" and "nfs4" in shown):
+            continue
+        fix = "nfs (any NFS version)" if "nfs4" in shown else " or ".join(shown)
+        errors.append(
+            f"cluster_health_check.mounts[{index}].fstype: {path} is mounted by {variable}, which the kernel shows as "
+            f"{' or '.join(shown)}, not {wanted!r}: slurmd's health program would drain every node for it. Write "
+            f"fstype: {fix}, or leave fstype out"
+        )
+    return errors

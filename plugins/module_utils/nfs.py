@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .addresses import host_bits_error, is_network
-from .mount_points import mount_point_error
+from .mount_points import health_check_mount_errors, mount_point_error, nfs_types
 
 # filer:/vol/home, 10.0.0.5:/export/home, [fd00::5]:/home
 SOURCE = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]):/[^\s#]*$")
@@ -83,6 +83,7 @@ def nfs_errors(settings: Mapping[str, Any], storage_hosts: Sequence[str]) -> lis
             if str(path).startswith("/") and str(path) not in seen and (problem := mount_point_error(str(path))):
                 errors.append(f"{variable} ({path}): {problem}")
             seen.add(str(path))
+        errors += _unexported_errors(exports, mounts)
         shared_clients = str(settings.get("export_clients") or "")
         errors += _clients_errors(shared_clients)
         for index, export in enumerate(exports):
@@ -97,7 +98,36 @@ def nfs_errors(settings: Mapping[str, Any], storage_hosts: Sequence[str]) -> lis
             f"nfs_mount_options: {options!r} is not one fstab field (options separated by commas, no spaces or line "
             "breaks), e.g. rw,hard,vers=4.1"
         )
+    return errors + _health_check_errors(settings)
+
+
+def _unexported_errors(exports: Sequence[Any], mounts: Sequence[Any]) -> list[str]:
+    """A client mount of a path the storage host does not export (nor a directory below an exported one, which NFS
+    lets clients mount): the server refuses it, and every client's run stops at its mount after the roles before
+    had changed it."""
+    exported = [str(export.get("path")).rstrip("/") or "/" for export in exports if isinstance(export, Mapping)]
+    errors = []
+    for path in mounts:
+        clean = str(path).rstrip("/") or "/"
+        if str(path).startswith("/") and not any(
+            clean == top or clean.startswith(top.rstrip("/") + "/") for top in exported
+        ):
+            errors.append(
+                f"nfs_client_mounts: {path} is not exported by the storage host (nfs_exports: "
+                f"{', '.join(exported) or 'none'}); add it to nfs_exports, or mount only exported paths"
+            )
     return errors
+
+
+def _health_check_errors(settings: Mapping[str, Any]) -> list[str]:
+    """cluster_health_check's mounts at paths this role mounts, checked against the NFS type the kernel will show."""
+    variable = "nfs_filer_mounts" if settings.get("filer_mounts") else "nfs_client_mounts"
+    try:
+        mounts = client_mounts(settings, "server")
+    except (KeyError, TypeError, AttributeError):
+        return []  # a malformed mount list: refused above
+    mounted = {mount["path"].rstrip("/") or "/": (variable, nfs_types(mount["opts"])) for mount in mounts}
+    return health_check_mount_errors(settings.get("health_check"), mounted)
 
 
 def _root_errors(where: str, export: Mapping[str, Any], clients: str) -> list[str]:

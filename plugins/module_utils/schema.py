@@ -273,7 +273,12 @@ SECTIONS: tuple[Section, ...] = (
         "cluster_health_check.mounts[]",
         (
             Key("path", "path", "required", "the mount point"),
-            Key("fstype", "word", NONE, "the file system type it must have"),
+            Key(
+                "fstype",
+                "word",
+                NONE,
+                "the file system type it must have as /proc/mounts shows it; nfs: any NFS version",
+            ),
             Key("min_free_percent", "integer", "`0`", "free space to keep, 0..99"),
         ),
     ),

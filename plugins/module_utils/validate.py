@@ -514,7 +514,8 @@ def check_partition_limits(cluster: Cluster) -> list[str]:
                 continue
             gpus = node_type.gpu.count
             memory = node_type.real_memory_mb - node_type.mem_spec_limit_mb
-            if partition.def_mem_per_gpu_mb and partition.def_mem_per_gpu_mb * gpus > memory:
+            # (no memory left for jobs at all is the node type's own refusal, not this one's)
+            if memory > 0 and partition.def_mem_per_gpu_mb and partition.def_mem_per_gpu_mb * gpus > memory:
                 errors.append(
                     f"{where}.def_mem_per_gpu_mb: {partition.def_mem_per_gpu_mb} MiB x {gpus} GPUs of node type "
                     f"{type_name} is more than its {memory} MiB for jobs; a job taking every GPU could never "

@@ -127,3 +127,17 @@ def test_a_lustre_mount_over_a_tree_each_node_keeps_for_itself_is_refused() -> N
     for path, why in [("/tmp", "every host keeps for itself"), ("/var/spool/slurm", "inside /var/spool")]:
         (error,) = lustre_errors({"lnet_networks": NETWORKS, "mounts": [{**SCRATCH, "path": path}]})
         assert error.startswith("lustre_mounts[0].path: ") and why in error, error
+
+
+def test_the_health_check_sees_a_lustre_mount_as_lustre() -> None:
+    """slurmd's health program compares /proc/mounts' type with cluster_health_check's: a Lustre mount point checked
+    as nfs4 (copied from the NFS lines) drains every node."""
+    settings = {"lnet_networks": NETWORKS, "mounts": [SCRATCH]}
+    path = SCRATCH["path"]
+    good = {"mounts": [{"path": path, "fstype": "lustre"}, {"path": "/local", "fstype": "xfs"}, path]}
+    assert lustre_errors({**settings, "health_check": good}) == []
+    (error,) = lustre_errors({**settings, "health_check": {"mounts": [{"path": path, "fstype": "nfs4"}]}})
+    assert error == (
+        f"cluster_health_check.mounts[0].fstype: {path} is mounted by lustre_mounts, which the kernel shows as lustre, "
+        "not 'nfs4': slurmd's health program would drain every node for it. Write fstype: lustre, or leave fstype out"
+    )

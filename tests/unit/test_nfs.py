@@ -17,11 +17,13 @@ FILER = [
 
 
 def settings(**changes: Any) -> dict[str, Any]:
+    """The role's settings; clients mount the exports unless told otherwise (as nfs_client_mounts' default)."""
+    exports = changes.get("exports", EXPORTS)
     return {
         "exports": EXPORTS,
         "filer_mounts": [],
         "mount_options": "rw,hard,noatime,vers=4.2,_netdev",
-        "client_mounts": ["/home", "/apps"],
+        "client_mounts": [export["path"] for export in exports],
     } | changes
 
 
@@ -137,10 +139,51 @@ def test_a_mount_over_a_tree_each_host_keeps_for_itself_is_refused(
     """Every host but the server mounts each path, over what it has there (a node without /etc, a dbd host whose
     MariaDB opens the file server's directory); the server exports its own tree."""
     storage = [] if "filer_mounts" in change else ["nfs01"]
-    (error,) = nfs_errors(settings(**change), storage)
+    (error,) = [error for error in nfs_errors(settings(**change), storage) if "is not exported" not in error]
     assert error.startswith(variable) and why in error, error
 
 
 def test_shared_trees_of_the_sites_own_pass() -> None:
     for path in ("/home", "/apps", "/data", "/scratch", "/srv/nfs", "/opt/apps", "/usr/local/apps", "/var/backups/x"):
         assert nfs_errors(settings(exports=[{"path": path, "options": "rw"}], client_mounts=[path]), ["nfs01"]) == []
+
+
+def test_a_client_mount_the_storage_host_does_not_export_is_refused() -> None:
+    """The server refuses it: every client's run would stop at its mount after the roles before had changed it. A
+    directory below an export is mountable (NFS lets a client mount inside an exported tree)."""
+    assert nfs_errors(settings(client_mounts=["/home", "/apps/cuda", "/home/"]), ["nfs01"]) == []
+    (error,) = nfs_errors(settings(client_mounts=["/home", "/scratch", "/homes"]), ["nfs01"])[:1]
+    assert error == (
+        "nfs_client_mounts: /scratch is not exported by the storage host (nfs_exports: /home, /apps); add it to "
+        "nfs_exports, or mount only exported paths"
+    )
+    assert len(nfs_errors(settings(client_mounts=["/home", "/scratch", "/homes"]), ["nfs01"])) == 2
+    assert nfs_errors(settings(filer_mounts=FILER, client_mounts=["/scratch"]), []) == []  # the filer's paths count
+
+
+@pytest.mark.parametrize(
+    ("change", "mount", "expected"),
+    [
+        ({}, {"path": "/home", "fstype": "nfs"}, ""),
+        ({}, {"path": "/home/", "fstype": "nfs4"}, ""),
+        ({}, {"path": "/scratch", "fstype": "xfs"}, ""),  # mounted by the site's own means
+        ({}, {"path": "/home", "fstype": "ext4"}, "which the kernel shows as nfs4, not 'ext4'"),
+        ({"mount_options": "rw,nfsvers=3"}, {"path": "/apps", "fstype": "nfs4"}, "shows as nfs, not 'nfs4'"),
+        ({"mount_options": "rw,hard"}, {"path": "/apps", "fstype": "nfs4"}, ""),  # no version: the server's
+        ({"filer_mounts": FILER}, {"path": "/apps", "fstype": "nfs"}, ""),
+        ({"filer_mounts": FILER}, {"path": "/data", "fstype": "lustre"}, "mounted by nfs_filer_mounts"),
+    ],
+)
+def test_the_health_checks_type_of_an_nfs_mount_is_one_the_kernel_shows(
+    change: dict[str, Any], mount: dict[str, str], expected: str
+) -> None:
+    """slurmd's health program compares the type in /proc/mounts (nfs4 for version 4, although fstab says nfs) with
+    cluster_health_check's: another type drains every node."""
+    storage = [] if "filer_mounts" in change else ["nfs01"]
+    errors = nfs_errors(settings(health_check={"interval": 300, "mounts": ["/home", mount]}, **change), storage)
+    if not expected:
+        assert errors == []
+    else:
+        (error,) = errors
+        assert error.startswith("cluster_health_check.mounts[1].fstype: ") and expected in error, error
+        assert "would drain every node" in error

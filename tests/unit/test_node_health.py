@@ -84,6 +84,20 @@ def test_mounts_missing_wrong_type_full_and_hung(tmp_path: Path) -> None:
     assert health.check_mounts([{"path": "/home"}], root, host) == ["/home not answering (no answer within 10 s)"]
 
 
+def test_nfs_is_any_nfs_version_and_nfs4_only_version_4(tmp_path: Path) -> None:
+    """fstab's `nfs` mounts version 4 where the server has it, which /proc/mounts shows as nfs4: a check copied from
+    fstab must not drain every node."""
+    root, host = _root(tmp_path), FakeHost()
+    assert health.check_mounts([{"path": "/home", "fstype": "nfs"}], root, host) == []
+    assert health.check_mounts([{"path": "/home", "fstype": "nfs4"}], root, host) == []
+    assert health.check_mounts([{"path": "/home", "fstype": "lustre"}], root, host) == [
+        "/home is nfs4, expected lustre"
+    ]
+    assert health.check_mounts([{"path": "/scratch", "fstype": "nfs"}], root, host) == [
+        "/scratch is tmpfs, expected nfs"
+    ]
+
+
 def test_services_name_the_unit_and_its_state() -> None:
     host = FakeHost()
     host.services["munge"] = "failed"
