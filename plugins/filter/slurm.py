@@ -12,9 +12,11 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import
 from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
     command_stdout,
     held_cluster_name,
+    orphan_jobs_error,
     slurp_result_text,
     state_cluster_error,
     state_move_error,
+    stateless_controllers,
     vanishing_jobs_error,
     vanishing_partitions_error,
 )
@@ -170,6 +172,38 @@ def slurm_vanishing_partitions_error(listed: Any, host: str, partition_lines: An
     return vanishing_partitions_error(str(host), listing, lines, Release.parse(str(release)))
 
 
+def slurm_stateless_nodes(
+    state_files: Mapping[str, Any], groups: Mapping[str, Sequence[str]], federation: Mapping[str, Any] | None = None
+) -> list[str]:
+    """The compute nodes to ask for running jobs before slurmctld starts: those of each cluster (each pod, in a
+    federation) none of whose controllers holds its jobs' state while no slurmctld answers - a re-installed
+    controller, a lost or unmounted state directory, or a new cluster. ``state_files``: controller -> the registered
+    stat of StateSaveLocation/job_state (C(host_values) over the controllers of the play; "" where it was not asked).
+    Empty where every cluster has a controller with its state, or one that answers."""
+    stateless = stateless_controllers(state_files)
+    controllers = [str(host) for host in groups.get("controllers") or []]
+    compute = [str(host) for host in groups.get("compute") or []]
+    parsed = federation_of(federation)
+    if parsed is None:
+        return compute if controllers and set(controllers) <= stateless else []
+    nodes: list[str] = []
+    for pod in parsed.pods:
+        members = {str(host) for host in groups.get(pod.group) or []}
+        pod_controllers = [host for host in controllers if host in members]
+        if pod_controllers and set(pod_controllers) <= stateless:
+            nodes += [host for host in compute if host in members]
+    return nodes
+
+
+def slurm_orphan_jobs_error(steps: Mapping[str, Any], cluster: str, confirm: Any = "") -> str:
+    """The refusal of a run that would start slurmctld without its jobs' state while nodes run jobs (they would be
+    ended as orphans); "" where none runs a step or ``confirm`` (slurm_state_empty_confirm) names the ``cluster``.
+    ``steps``: node -> the stdout of `pgrep -a -x slurmstepd` there (C(host_values) of its registered result)."""
+    return orphan_jobs_error(
+        {str(node): str(text or "") for node, text in steps.items()}, str(cluster), str(confirm or "")
+    )
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
@@ -186,4 +220,6 @@ class FilterModule:
             "slurm_state_name_error": slurm_state_name_error,
             "slurm_vanishing_jobs_error": slurm_vanishing_jobs_error,
             "slurm_vanishing_partitions_error": slurm_vanishing_partitions_error,
+            "slurm_stateless_nodes": slurm_stateless_nodes,
+            "slurm_orphan_jobs_error": slurm_orphan_jobs_error,
         }

@@ -213,3 +213,38 @@ def database_move_error(host: str, conf: str, wanted: str, tables: dict[str, int
         f"and the scheduled dumps would follow the new name. Keep accounting_db_name: {running}, or move the database "
         f"first (stop slurmdbd, dump '{running}' and load the dump into '{wanted}'), then run again"
     )
+
+
+def stateless_controllers(state_files: Mapping[str, object]) -> set[str]:
+    """The controllers that hold no jobs' state where no slurmctld answered (``state_files``: controller -> the stat
+    of StateSaveLocation/job_state, or anything else where it was not asked - slurmctld answered, so it holds its
+    state)."""
+    return {
+        host
+        for host, stat in state_files.items()
+        if isinstance(stat, Mapping) and "exists" in stat and not stat.get("exists")
+    }
+
+
+STEP = re.compile(r"\[(\d+)(?:_\d+)?\.")
+
+
+def orphan_jobs_error(steps: Mapping[str, str], cluster: str, confirm: str) -> str:
+    """The refusal of a run that would start slurmctld without its jobs' state (a re-installed controller, a state
+    directory lost or not mounted) while nodes run jobs (``steps``: node -> `pgrep -a -x slurmstepd`, whose lines
+    name each step, "123 slurmstepd: [45.batch]"): slurmctld started on an empty StateSaveLocation takes the jobs the
+    nodes report as orphans and ends them ("Orphan StepId=45.batch reported on node"; the real slurmctld of 24.11 in
+    the pilot lab), and gives job ids from 1 again. "" where no node runs a step, or ``confirm`` names ``cluster``."""
+    jobs = {node: sorted({match for match in STEP.findall(text)}, key=int) for node, text in steps.items()}
+    running = {node: ids for node, ids in sorted(jobs.items()) if ids}
+    if not running or confirm == cluster:
+        return ""
+    named = "; ".join(f"{node}: job(s) {', '.join(ids[:5])}" for node, ids in list(running.items())[:5])
+    more = f" and {len(running) - 5} more node(s)" if len(running) > 5 else ""
+    return (
+        f"no controller of {cluster} holds its jobs' state (StateSaveLocation has no job_state and no slurmctld "
+        f"answers), while its nodes run jobs - {named}{more}. slurmctld started without that state ends them as "
+        "orphans and numbers new jobs from 1 again. Put the state back first: playbooks/restore.yml -e "
+        "restore=controller-state (the newest archive of slurm_state_backup), or mount the shared StateSaveLocation; "
+        f"to start {cluster} without those jobs, set slurm_state_empty_confirm={cluster}. Nothing was changed"
+    )

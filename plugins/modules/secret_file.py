@@ -84,7 +84,8 @@ def main() -> None:
     )
     dest = module.params["dest"]
     try:
-        secret = base64.b64decode(module.params["content_b64"], validate=True)
+        # (line breaks and blanks left out: `base64` wraps its output at 76 columns)
+        secret = base64.b64decode("".join(module.params["content_b64"].split()), validate=True)
     except ValueError:
         module.fail_json(msg=f"{dest}: content_b64 is not valid base64; nothing was written")
     if len(secret) < module.params["min_bytes"]:

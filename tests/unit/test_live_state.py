@@ -12,8 +12,10 @@ from ansible_collections.gpucluster.cluster.plugins.filter.accounting import (
     accounting_running_db,
 )
 from ansible_collections.gpucluster.cluster.plugins.filter.slurm import (
+    slurm_orphan_jobs_error,
     slurm_state_move_error,
     slurm_state_name_error,
+    slurm_stateless_nodes,
     slurm_vanishing_jobs_error,
     slurm_vanishing_partitions_error,
 )
@@ -22,6 +24,7 @@ from ansible_collections.gpucluster.cluster.plugins.filter.upgrade import (
     slurm_candidate_release_error,
     slurm_installed_release_error,
 )
+from ansible_collections.gpucluster.cluster.plugins.module_utils import live_state
 from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
     held_cluster_name,
     state_cluster_error,
@@ -302,3 +305,62 @@ def test_another_database_name_beside_the_running_ones_records_is_refused_naming
 )
 def test_storage_loc_is_read_as_slurmdbd_reads_it(text: str, name: str) -> None:
     assert storage_loc(text) == name
+
+
+def test_controllers_without_their_jobs_state_are_those_asked_and_missing_it() -> None:
+    stats = {
+        "ctl01": {"exists": False},
+        "ctl02": {"exists": True, "mode": "0600"},
+        "ctl03": "",  # slurmctld answered: not asked
+        "ctl04": {"changed": False, "skipped": True},
+    }
+    assert live_state.stateless_controllers(stats) == {"ctl01"}
+
+
+def test_jobs_the_nodes_run_without_a_controller_holding_their_state_are_refused_by_name() -> None:
+    """slurmctld started on an empty StateSaveLocation ends the jobs the nodes report ("Orphan StepId=1.batch
+    reported on node pilot-gpu02", the real slurmctld of 24.11 in the pilot lab)."""
+    steps = {
+        "gpu01": "",
+        "gpu02": "12911 slurmstepd: [2.batch]\n12935 slurmstepd: [2.0]\n13001 slurmstepd: [17_3.extern]",
+        "gpu03": "900 slurmstepd: [45.extern]",
+    }
+    said = live_state.orphan_jobs_error(steps, "pilot", "")
+    assert said.startswith(
+        "no controller of pilot holds its jobs' state (StateSaveLocation has no job_state and no slurmctld answers), "
+        "while its nodes run jobs - gpu02: job(s) 2, 17; gpu03: job(s) 45. slurmctld started without that state ends "
+        "them as orphans"
+    ), said
+    assert "playbooks/restore.yml -e restore=controller-state" in said
+    assert said.endswith("set slurm_state_empty_confirm=pilot. Nothing was changed")
+    assert live_state.orphan_jobs_error(steps, "pilot", "pilot") == ""
+    assert live_state.orphan_jobs_error(steps, "pilot", "pilot2") == said
+    assert live_state.orphan_jobs_error({"gpu01": "", "gpu02": ""}, "pilot", "") == ""
+    many = {f"gpu{index:02d}": f"1 slurmstepd: [{index}.batch]" for index in range(1, 9)}
+    assert "gpu05: job(s) 5 and 3 more node(s)." in live_state.orphan_jobs_error(many, "pilot", "")
+
+
+GROUPS = {
+    "controllers": ["p1-ctl01", "p1-ctl02", "p2-ctl01"],
+    "compute": ["p1-gpu01", "p1-gpu02", "p2-gpu01"],
+    "pod1": ["p1-ctl01", "p1-ctl02", "p1-gpu01", "p1-gpu02"],
+    "pod2": ["p2-ctl01", "p2-gpu01"],
+}
+FEDERATION = {"name": "fed", "pods": {"pod1": {"controller_vip": "10.0.1.10"}, "pod2": {"controller_vip": "10.0.2.10"}}}
+MISSING, HELD = {"exists": False}, {"exists": True}
+
+
+def test_the_nodes_asked_are_those_of_a_cluster_none_of_whose_controllers_holds_its_state() -> None:
+    single = {"controllers": ["ctl01", "ctl02"], "compute": ["gpu01", "gpu02"]}
+    assert slurm_stateless_nodes({"ctl01": MISSING, "ctl02": MISSING}, single) == ["gpu01", "gpu02"]
+    assert slurm_stateless_nodes({"ctl01": MISSING, "ctl02": HELD}, single) == []  # the pair's other holds it
+    assert slurm_stateless_nodes({"ctl01": MISSING, "ctl02": ""}, single) == []  # a slurmctld answered
+    assert slurm_stateless_nodes({"ctl01": MISSING}, single) == []  # (a run limited to one of the pair)
+    both = {"p1-ctl01": MISSING, "p1-ctl02": MISSING, "p2-ctl01": HELD}
+    assert slurm_stateless_nodes(both, GROUPS, FEDERATION) == ["p1-gpu01", "p1-gpu02"]
+    assert slurm_stateless_nodes({**both, "p2-ctl01": MISSING}, GROUPS, FEDERATION) == GROUPS["compute"]
+
+
+def test_the_orphan_filter_reads_each_nodes_pgrep() -> None:
+    assert slurm_orphan_jobs_error({"gpu01": None, "gpu02": ""}, "pilot") == ""
+    assert "gpu02: job(s) 7" in slurm_orphan_jobs_error({"gpu02": "5 slurmstepd: [7.batch]"}, "pilot", None)
