@@ -10,6 +10,8 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils import associat
 from ansible_collections.gpucluster.cluster.plugins.module_utils import galera as galera_rules
 from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
     database_move_error,
+    db_clusters,
+    lost_clusters_error,
     slurp_result_text,
     storage_loc,
 )
@@ -156,11 +158,22 @@ def accounting_db_move_error(slurped: Any, host: str, wanted: str, counted: Any)
     return database_move_error(str(host), slurp_result_text(slurped), str(wanted or ""), tables)
 
 
+def accounting_lost_clusters_error(queried: Any, held: Any, host: str, database: str, confirm: Any = "") -> str:
+    """The refusal of a run that would start slurmdbd on a database without the clusters the controllers' state
+    holds (a re-installed database host, a dropped database; slurmctld would stop at its next start, CLUSTER ID
+    MISMATCH); "" where nothing is missing, MariaDB could not be asked, or ``confirm`` (accounting_db_empty_confirm)
+    names each missing cluster. ``queried``: the registered mysql_query of the database's cluster_table; ``held``:
+    the ClusterNames of the controllers' StateSaveLocation (slurm_held_clusters)."""
+    names = [str(name) for name in held] if isinstance(held, list) else []
+    return lost_clusters_error(str(host), str(database), names, db_clusters(queried), str(confirm or ""))
+
+
 class FilterModule:
     """gpucluster.cluster accounting filters."""
 
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
+            "accounting_lost_clusters_error": accounting_lost_clusters_error,
             "qos_settings": qos_settings,
             "qos_in_order": qos_in_order,
             "account_settings": account_settings,

@@ -204,6 +204,13 @@ def slurm_orphan_jobs_error(steps: Mapping[str, Any], cluster: str, confirm: Any
     )
 
 
+def slurm_held_clusters(slurped: Mapping[str, Any]) -> list[str]:
+    """The ClusterNames the controllers' StateSaveLocation holds (``slurped``: controller -> the registered slurp of
+    its clustername file, C(host_values) over the controllers; none where there is no file): the clusters that ran
+    and that the accounting database must hold."""
+    return sorted({name for result in slurped.values() if (name := held_cluster_name(slurp_result_text(result)))})
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
@@ -221,5 +228,6 @@ class FilterModule:
             "slurm_vanishing_jobs_error": slurm_vanishing_jobs_error,
             "slurm_vanishing_partitions_error": slurm_vanishing_partitions_error,
             "slurm_stateless_nodes": slurm_stateless_nodes,
+            "slurm_held_clusters": slurm_held_clusters,
             "slurm_orphan_jobs_error": slurm_orphan_jobs_error,
         }

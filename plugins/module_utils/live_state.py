@@ -248,3 +248,39 @@ def orphan_jobs_error(steps: Mapping[str, str], cluster: str, confirm: str) -> s
         "restore=controller-state (the newest archive of slurm_state_backup), or mount the shared StateSaveLocation; "
         f"to start {cluster} without those jobs, set slurm_state_empty_confirm={cluster}. Nothing was changed"
     )
+
+
+def db_clusters(result: object) -> set[str] | None:
+    """The cluster names of the accounting database's cluster_table as a registered community.mysql.mysql_query read
+    them (set() where the database or the table does not exist: an empty or lost database), or None where MariaDB
+    could not be asked (not answering, a check run on a host without it): nothing to judge."""
+    if not isinstance(result, Mapping) or result.get("skipped"):
+        return None
+    if result.get("failed") or "query_result" not in result:
+        said = str(result.get("msg") or "")
+        return set() if re.search(r"doesn't exist|Unknown database", said) else None
+    rows = [row for query in result.get("query_result") or [] for row in query or []]
+    return {str(row.get("name")) for row in rows if isinstance(row, Mapping) and row.get("name")}
+
+
+def lost_clusters_error(host: str, database: str, held: Iterable[str], found: set[str] | None, confirm: str) -> str:
+    """The refusal of a run that would start slurmdbd on an accounting database without the clusters the controllers'
+    StateSaveLocation holds (``held``: their ClusterNames; ``found``: db_clusters): a re-installed database host or a
+    dropped database. slurmdbd registers the cluster anew under another ClusterID, and slurmctld stops at its next
+    start ("CLUSTER ID MISMATCH", the real slurmctld of 24.11 in the pilot lab); the run itself stopped at the QOS (no
+    gres/gpu TRES in the new database). "" where nothing is missing, nothing could be read, or ``confirm`` names
+    every missing cluster."""
+    missing = sorted(set(held) - found) if found is not None else []
+    if not missing or all(name in confirm.replace(",", " ").split() for name in missing):
+        return ""
+    names = ", ".join(missing)
+    return (
+        f"{host}: the accounting database '{database}' holds no cluster {names}, while the controllers' "
+        f"StateSaveLocation holds {names} (a re-installed database host, a dropped database): slurmdbd started on it "
+        "would register the cluster anew under another ClusterID, and slurmctld would stop at its next start (CLUSTER "
+        "ID MISMATCH), the cluster's associations, QOS, fair-share usage and job records out of its view. MariaDB is "
+        f"set up and slurmdbd left stopped: restore the database from a dump (playbooks/restore.yml -e "
+        f"restore=accounting -e accounting_restore_dump=<a dump on {host}>), then run again. To start the accounting "
+        f"afresh instead, set accounting_db_empty_confirm={names} and remove each controller's "
+        "StateSaveLocation/clustername before slurmctld starts again"
+    )

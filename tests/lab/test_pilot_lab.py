@@ -586,7 +586,8 @@ def cluster_tres(ctl: str) -> str:
 
 def test_accounting_is_restored_from_the_scheduled_dump(lab: Lab) -> None:
     """The scheduled dump (its timer's service, run now), a restore refused over the live database, the database
-    lost (dropped), playbooks/restore.yml: sacct returns the same jobs as before and slurmdbd serves."""
+    lost (dropped), a deploy refused before it starts slurmdbd on the lost database, playbooks/restore.yml: sacct
+    returns the same jobs as before and slurmdbd serves."""
     if _suite["name"] != "trixie":
         pytest.skip("the restore drill runs on Debian 13's 24.11")
     dbd, ctl = "pilot-dbd01", "pilot-ctl01"
@@ -605,6 +606,12 @@ def test_accounting_is_restored_from_the_scheduled_dump(lab: Lab) -> None:
     assert refused.returncode != 0
     assert "-e accounting_restore_confirm=slurm_acct_db" in " ".join(refused.stdout.split()), failures(refused.stdout)
     docker_exec(dbd, "mariadb", "-e", "DROP DATABASE slurm_acct_db")
+    # A deploy on the lost database would register the cluster anew under another ClusterID (slurmctld would stop at
+    # its next start: CLUSTER ID MISMATCH): it stops before slurmdbd, naming the restore.
+    deploy = molecule("converge", "-s", "pilot")
+    said = " ".join(deploy.stdout.split())
+    assert deploy.returncode != 0 and "holds no cluster pilot" in said, failures(deploy.stdout)
+    assert "restore=accounting" in said and "(CLUSTER ID MISMATCH)" in said, failures(deploy.stdout)
     start = time.monotonic()
     restored = restore("accounting")
     seconds = time.monotonic() - start

@@ -9,9 +9,11 @@ import base64
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.filter.accounting import (
     accounting_db_move_error,
+    accounting_lost_clusters_error,
     accounting_running_db,
 )
 from ansible_collections.gpucluster.cluster.plugins.filter.slurm import (
+    slurm_held_clusters,
     slurm_orphan_jobs_error,
     slurm_state_move_error,
     slurm_state_name_error,
@@ -364,3 +366,37 @@ def test_the_nodes_asked_are_those_of_a_cluster_none_of_whose_controllers_holds_
 def test_the_orphan_filter_reads_each_nodes_pgrep() -> None:
     assert slurm_orphan_jobs_error({"gpu01": None, "gpu02": ""}, "pilot") == ""
     assert "gpu02: job(s) 7" in slurm_orphan_jobs_error({"gpu02": "5 slurmstepd: [7.batch]"}, "pilot", None)
+
+
+def test_the_clusters_the_controllers_state_holds_are_read_from_each_clustername() -> None:
+    slurped_files = {"ctl01": slurped("pilot|3109"), "ctl02": {"failed": True}, "ctl03": slurped("pilot\n"), "x": ""}
+    assert slurm_held_clusters(slurped_files) == ["pilot"]
+    assert slurm_held_clusters({}) == []
+
+
+QUERIED_PILOT = {"query_result": [[{"name": "pilot"}]], "rowcount": [1]}
+QUERIED_EMPTY = {"failed": True, "msg": "Cannot execute SQL ... Table 'slurm_acct_db.cluster_table' doesn't exist"}
+
+
+def test_slurmdbd_is_not_started_on_a_database_without_the_clusters_the_controllers_ran_with() -> None:
+    """A re-installed database host (or a dropped database) under a running cluster: slurmdbd registers the cluster
+    anew under another ClusterID and slurmctld stops at its next start ("CLUSTER ID MISMATCH", the real slurmctld of
+    24.11 in the pilot lab)."""
+    said = accounting_lost_clusters_error(QUERIED_EMPTY, ["pilot"], "dbd01", "slurm_acct_db")
+    assert said.startswith(
+        "dbd01: the accounting database 'slurm_acct_db' holds no cluster pilot, while the controllers' "
+        "StateSaveLocation holds pilot"
+    ), said
+    assert "playbooks/restore.yml -e restore=accounting" in said and "accounting_db_empty_confirm=pilot" in said
+    assert accounting_lost_clusters_error(QUERIED_PILOT, ["pilot"], "dbd01", "slurm_acct_db") == ""
+    assert accounting_lost_clusters_error(QUERIED_EMPTY, ["pilot"], "dbd01", "slurm_acct_db", "pilot") == ""
+    unknown_db = {"failed": True, "msg": "(1049, \"Unknown database 'slurm_acct_db'\")"}
+    assert accounting_lost_clusters_error(unknown_db, ["pilot"], "dbd01", "slurm_acct_db") != ""
+    # MariaDB not answering, the read skipped (no cluster in any controller's state): nothing to judge
+    down = {"failed": True, "msg": "unable to connect to database, check login_user and login_password"}
+    assert accounting_lost_clusters_error(down, ["pilot"], "dbd01", "slurm_acct_db") == ""
+    assert accounting_lost_clusters_error({"skipped": True}, [], "dbd01", "slurm_acct_db") == ""
+    # a federation: each pod that ran must be there; a new pod has no state yet
+    fed = {"query_result": [[{"name": "pod1"}]]}
+    assert "holds no cluster pod2" in accounting_lost_clusters_error(fed, ["pod1", "pod2"], "db01", "fed_db")
+    assert accounting_lost_clusters_error(fed, ["pod1", "pod2"], "db01", "fed_db", "pod2") == ""
