@@ -636,6 +636,44 @@ def jobs_in_a_removed_partition(suite: str) -> tuple[str, dict[str, str]]:
     return "\n".join(before), after
 
 
+_LOST_STATE_RUN = (
+    _JOBS_PRELUDE
+    + r"""printf '%s\n%s\n%s\n' "ClusterName=ls" "$base" \
+  "NodeName=n1 NodeAddr=127.0.0.2 CPUs=2 State=UNKNOWN
+PartitionName=p Nodes=n1 Default=YES State=UP" > /etc/slurm/slurm.conf
+start_slurmctld
+slurmd -N n1
+job=$(sbatch --parsable -o /dev/null --wrap='sleep 300')
+for _ in $(seq 1 60); do [ "$(squeue -h -j "$job" -o %T)" = RUNNING ] && break; sleep 0.5; done
+for _ in $(seq 1 20); do pgrep -a -x slurmstepd | grep -q "\[$job\.batch\]" && break; sleep 0.5; done
+echo "@@ job $job"
+pgrep -a -x slurmstepd | sed 's/^/@@ step /'
+stop_slurmctld
+mv /var/spool/slurmctld /var/spool/slurmctld.kept && mkdir /var/spool/slurmctld && chown slurm: /var/spool/slurmctld
+start_slurmctld
+# the node registers with the job slurmctld no longer knows: wait (bounded) until its steps are gone
+for _ in $(seq 1 120); do pgrep -x slurmstepd >/dev/null || break; sleep 0.5; done
+echo "@@ left $(pgrep -c -x slurmstepd)"
+"""
+)
+
+
+def jobs_of_a_lost_state(suite: str) -> tuple[str, str, int]:
+    """The real slurmctld of ``suite`` runs a job on n1 (slurmd -N n1 in the same container), is stopped, and starts
+    again on an empty StateSaveLocation (a re-installed controller): (the job's id, `pgrep -a -x slurmstepd` on the
+    node before, as the deploy's check reads it; the job steps still running after the restart)."""
+    with tempfile.TemporaryDirectory(prefix="gpucluster-lost-state-") as work:
+        Path(work, "hosts").write_text("127.0.0.2 n1\n")
+        Path(work, "run.sh").write_text(_LOST_STATE_RUN)
+        result = run_in_image(suite, work, timeout=180)
+    lines = result.stdout.splitlines()
+    found = dict(line[3:].partition(" ")[::2] for line in lines if line.startswith(("@@ job ", "@@ left ")))
+    steps = "\n".join(line[8:] for line in lines if line.startswith("@@ step "))
+    if not {"job", "left"} <= found.keys() or not steps:
+        raise RuntimeError(f"slurmctld of {suite} did not restart:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+    return found["job"], steps, int(found["left"])
+
+
 def main() -> None:
     """Load a rendered config directory into slurmctld and print what it reports (used by scripts/lab)."""
     import argparse

@@ -2,7 +2,8 @@
 writes into StateSaveLocation (read by roles/slurm/tasks/state_name.yml and the federation move), its refusal to start
 on the state of another ClusterName, and its start without its jobs on another StateSaveLocation - both refused by
 the toolkit before any host changes (module_utils/live_state.py); and its end of the jobs of nodes a restart's
-slurm.conf leaves out, which the toolkit refuses too."""
+slurm.conf leaves out, of partitions it leaves out, and of the jobs the nodes run when it starts without its state,
+which the toolkit refuses too."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import re
 
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.filter.slurm import (
+    slurm_orphan_jobs_error,
     slurm_state_move_error,
     slurm_state_name_error,
     slurm_vanishing_jobs_error,
@@ -23,6 +25,7 @@ from lab.slurmctld_check import (
     SUITE_RELEASE,
     job_on_a_vanished_node,
     jobs_in_a_removed_partition,
+    jobs_of_a_lost_state,
     restart_twice,
     small_files,
 )
@@ -95,3 +98,14 @@ def test_jobs_of_a_partition_the_new_slurm_conf_leaves_out_end_as_the_check_fore
     named = set(found.group(1).split(",")) if found else set()
     assert named == ended, (message, listing, after)
     assert "old: " in message and "state: DRAIN" in message
+
+
+@pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
+def test_a_job_the_node_runs_ends_when_slurmctld_starts_without_its_state_as_the_check_foresees(suite: str) -> None:
+    """A re-installed controller (its StateSaveLocation empty) while a node runs a job: slurmctld takes the job the
+    node reports as an orphan and ends it. The check, on what `pgrep -a -x slurmstepd` showed on the node, names the
+    job and refuses the run (roles/slurm/tasks/node_jobs.yml)."""
+    job, steps, left = jobs_of_a_lost_state(suite)
+    said = slurm_orphan_jobs_error({"n1": steps}, "ls")
+    assert f"while its nodes run jobs - n1: job(s) {job}." in said, (steps, said)
+    assert left == 0, (job, steps)
