@@ -674,6 +674,55 @@ def jobs_of_a_lost_state(suite: str) -> tuple[str, str, int]:
     return found["job"], steps, int(found["left"])
 
 
+_LOST_DATABASE_RUN = (
+    "set -u\ncp /work/slurm.conf /etc/slurm/slurm.conf\n"
+    + _PREPARE
+    + _ACCOUNTING
+    + r"""start_slurmctld() {
+  slurmctld -i -L /work/ctld.log
+  for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.5; done
+}
+start_slurmctld
+for _ in $(seq 1 40); do [ -s /var/spool/slurmctld/clustername ] && break; sleep 0.5; done
+echo "@@ held $(cat /var/spool/slurmctld/clustername)"
+scontrol shutdown slurmctld
+for _ in $(seq 1 40); do pgrep -x slurmctld >/dev/null || break; sleep 0.5; done
+pkill -x slurmdbd
+for _ in $(seq 1 40); do pgrep -x slurmdbd >/dev/null || break; sleep 0.5; done
+mysql -e "DROP DATABASE slurm_acct_db"
+echo "@@ query $(mysql -N -e 'SELECT name FROM slurm_acct_db.cluster_table WHERE deleted = 0' 2>&1 | tr '\n' ' ')"
+mysql -e "CREATE DATABASE slurm_acct_db"
+slurmdbd
+for _ in $(seq 1 40); do ss -ltn | grep -q ':6819 ' && break; sleep 0.5; done
+sacctmgr -i add cluster "$(sed -n 's/^ClusterName=//p' /etc/slurm/slurm.conf)" >/dev/null
+start_slurmctld
+sleep 2
+pgrep -x slurmctld >/dev/null && echo "@@ up yes" || echo "@@ up no"
+grep -h -o 'CLUSTER ID MISMATCH' /work/ctld.log | head -1 | sed 's/^/@@ said /'
+"""
+)
+
+
+def slurmctld_on_a_lost_database(suite: str) -> dict[str, str]:
+    """The real slurmctld of ``suite`` registers with a slurmdbd on MariaDB and is stopped; the database is dropped (a
+    re-installed database host), made again empty, the cluster registered anew (as the accounting role would), and
+    slurmctld started again on its own state: {held: its clustername file, query: cluster_table read as the check reads
+    it after the drop, up: whether the second start runs, said: its CLUSTER ID MISMATCH where it says so}."""
+    conf = ONE_NODE_CONF.replace("ClusterName=keys", "ClusterName=lost") + (
+        "AccountingStorageType=accounting_storage/slurmdbd\nAccountingStorageHost=localhost\n"
+    )
+    with tempfile.TemporaryDirectory(prefix="gpucluster-lost-db-") as work:
+        Path(work, "slurm.conf").write_text(conf)
+        Path(work, "hosts").write_text("")
+        Path(work, "90-slurmdbd.cnf").write_text(mariadb_cnf())
+        Path(work, "run.sh").write_text(_LOST_DATABASE_RUN)
+        result = run_in_image(suite, work, timeout=240)
+    found = dict(line[3:].partition(" ")[::2] for line in result.stdout.splitlines() if line.startswith("@@ "))
+    if not {"held", "query", "up"} <= found.keys():
+        raise RuntimeError(f"slurmctld of {suite} did not restart:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+    return found
+
+
 def main() -> None:
     """Load a rendered config directory into slurmctld and print what it reports (used by scripts/lab)."""
     import argparse

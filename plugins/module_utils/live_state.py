@@ -266,10 +266,10 @@ def db_clusters(result: object) -> set[str] | None:
 def lost_clusters_error(host: str, database: str, held: Iterable[str], found: set[str] | None, confirm: str) -> str:
     """The refusal of a run that would start slurmdbd on an accounting database without the clusters the controllers'
     StateSaveLocation holds (``held``: their ClusterNames; ``found``: db_clusters): a re-installed database host or a
-    dropped database. slurmdbd registers the cluster anew under another ClusterID, and slurmctld stops at its next
-    start ("CLUSTER ID MISMATCH", the real slurmctld of 24.11 in the pilot lab); the run itself stopped at the QOS (no
-    gres/gpu TRES in the new database). "" where nothing is missing, nothing could be read, or ``confirm`` names
-    every missing cluster."""
+    dropped database. slurmdbd registers the cluster anew under another ClusterID, and slurmctld of 24.11 and 26.05
+    stops at its next start ("CLUSTER ID MISMATCH"; 22.05 starts, its accounting gone: tests/integration/
+    test_cluster_name_state.py); the run itself stopped at the QOS (no gres/gpu TRES in the new database). "" where
+    nothing is missing, nothing could be read, or ``confirm`` names every missing cluster."""
     missing = sorted(set(held) - found) if found is not None else []
     if not missing or all(name in confirm.replace(",", " ").split() for name in missing):
         return ""
@@ -277,8 +277,9 @@ def lost_clusters_error(host: str, database: str, held: Iterable[str], found: se
     return (
         f"{host}: the accounting database '{database}' holds no cluster {names}, while the controllers' "
         f"StateSaveLocation holds {names} (a re-installed database host, a dropped database): slurmdbd started on it "
-        "would register the cluster anew under another ClusterID, and slurmctld would stop at its next start (CLUSTER "
-        "ID MISMATCH), the cluster's associations, QOS, fair-share usage and job records out of its view. MariaDB is "
+        "would register the cluster anew under another ClusterID, slurmctld from 24.11 on would stop at its next start "
+        "(CLUSTER ID MISMATCH), and the cluster's associations, QOS, fair-share usage and job records would be out of "
+        "its view. MariaDB is "
         f"set up and slurmdbd left stopped: restore the database from a dump (playbooks/restore.yml -e "
         f"restore=accounting -e accounting_restore_dump=<a dump on {host}>), then run again. To start the accounting "
         f"afresh instead, set accounting_db_empty_confirm={names} and remove each controller's "

@@ -11,7 +11,9 @@ import base64
 import re
 
 import pytest
+from ansible_collections.gpucluster.cluster.plugins.filter.accounting import accounting_lost_clusters_error
 from ansible_collections.gpucluster.cluster.plugins.filter.slurm import (
+    slurm_held_clusters,
     slurm_orphan_jobs_error,
     slurm_state_move_error,
     slurm_state_name_error,
@@ -27,6 +29,7 @@ from lab.slurmctld_check import (
     jobs_in_a_removed_partition,
     jobs_of_a_lost_state,
     restart_twice,
+    slurmctld_on_a_lost_database,
     small_files,
 )
 from tests.unit.factory import standalone_spec
@@ -109,3 +112,21 @@ def test_a_job_the_node_runs_ends_when_slurmctld_starts_without_its_state_as_the
     said = slurm_orphan_jobs_error({"n1": steps}, "ls")
     assert f"while its nodes run jobs - n1: job(s) {job}." in said, (steps, said)
     assert left == 0, (job, steps)
+
+
+@pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
+def test_slurmctld_on_a_lost_accounting_database_as_the_check_foresees(suite: str) -> None:
+    """The accounting database lost under a cluster that ran (a re-installed database host) and made again, the
+    cluster registered anew: slurmctld of 24.11 and 26.05 stops on its own state ("CLUSTER ID MISMATCH"), 22.05's
+    starts with its accounting gone. The check, on the controller's clustername file and the database as it reads them
+    after the loss, refuses to start slurmdbd on it (roles/accounting/tasks/main.yml)."""
+    found = slurmctld_on_a_lost_database(suite)
+    held = slurm_held_clusters({"ctl": {"content": base64.b64encode(found["held"].encode()).decode()}})
+    assert held == ["lost"], found
+    queried = {"failed": True, "msg": found["query"]}
+    said = accounting_lost_clusters_error(queried, held, "ctl", "slurm_acct_db")
+    assert said.startswith("ctl: the accounting database 'slurm_acct_db' holds no cluster lost"), (found, said)
+    if SUITE_RELEASE[suite] == "22.05":
+        assert found["up"] == "yes", found
+    else:
+        assert found["up"] == "no" and found.get("said") == "CLUSTER ID MISMATCH", found
