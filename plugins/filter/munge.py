@@ -60,10 +60,11 @@ def munge_reference_host(
 
 
 def munge_key_plan(
-    key_b64: Any, key_host: str, stats: Sequence[Mapping[str, Any]], reference: str, play_hosts: Sequence[str]
+    key_b64: Any, key_host: str, stats: Mapping[str, Any], reference: str, play_hosts: Sequence[str]
 ) -> dict[str, Any]:
-    """How the run gives its hosts the cluster's key: {source, generate, problems}. ``stats``: the registered results
-    of stat (sha256) of /etc/munge/munge.key on the key host and on ``reference`` (munge_reference_host).
+    """How the run gives its hosts the cluster's key: {source, generate, problems}. ``stats``: host -> the stat
+    (sha256) of /etc/munge/munge.key on the key host and on ``reference`` (munge_reference_host), the looped task's
+    results by item (C(item_values)).
 
     - the site's key (``key_b64``): installed as it is; no source;
     - else the key host's key; where the key host has none (a re-installed first controller) but ``reference`` has
@@ -72,9 +73,9 @@ def munge_key_plan(
     A limited run that would give its hosts another key than the host outside it holds is refused: a site key rotated
     with --limit, or a key host that already holds another key than the rest (each fix named)."""
     shas = {
-        str(stat.get("item")): str(stat.get("stat", {}).get("checksum") or "")
-        for stat in stats
-        if isinstance(stat, Mapping) and stat.get("stat", {}).get("exists")
+        str(host): str(stat.get("checksum") or "")
+        for host, stat in stats.items()
+        if isinstance(stat, Mapping) and stat.get("exists")
     }
     key_host_sha, reference_sha = shas.get(key_host, ""), shas.get(reference, "") if reference else ""
     plan: dict[str, Any] = {"source": "", "generate": False, "problems": []}

@@ -8,6 +8,7 @@ import hashlib
 from typing import Any
 
 import pytest
+from ansible_collections.gpucluster.cluster.plugins.filter.hosts import item_values
 from ansible_collections.gpucluster.cluster.plugins.filter.munge import (
     munge_key_errors,
     munge_key_plan,
@@ -22,12 +23,14 @@ HOSTS = ["ctl01", "ctl02", "dbd01", "gpu01", "gpu02"]
 CONTROLLERS = ["ctl01", "ctl02"]
 
 
-def stats(**shas: str) -> list[dict[str, Any]]:
-    """stat's registered loop results: host -> the key's sha256 ('' where the host has no key)."""
-    return [
+def stats(**shas: str) -> dict[str, Any]:
+    """stat's registered loop results as item_values gives them to the plan (host -> stat), from host -> the key's
+    sha256 ('' where the host has no key)."""
+    results = [
         {"item": host, "stat": {"exists": bool(sha), **({"checksum": sha} if sha else {})}}
         for host, sha in shas.items()
     ]
+    return item_values(results, "stat", {})
 
 
 def test_the_site_key_is_base64_of_at_least_32_bytes_and_never_shown() -> None:
