@@ -50,9 +50,12 @@ for line in AuthType=auth/munge DbdHost=localhost SlurmUser=slurm StorageType=ac
     StorageUser=slurm StoragePass=pw LogFile=/var/log/slurm/slurmdbd.log; do echo "$line"; done \
   >/etc/slurm/slurmdbd.conf
 chown slurm: /etc/slurm/slurmdbd.conf; chmod 600 /etc/slurm/slurmdbd.conf
-slurmdbd
-for _ in $(seq 1 40); do ss -ltn | grep -q ':6819 ' && break; sleep 0.5; done
-sacctmgr -i add cluster "$(sed -n 's/^ClusterName=//p' /etc/slurm/slurm.conf)" >/dev/null
+start_slurmdbd() {
+  slurmdbd
+  for _ in $(seq 1 40); do ss -ltn | grep -q ':6819 ' && break; sleep 0.5; done
+  sacctmgr -i add cluster "$(sed -n 's/^ClusterName=//p' /etc/slurm/slurm.conf)" >/dev/null
+}
+start_slurmdbd
 for qos in $(grep -o -E ' (QOS|AllowQos)=[^ ]+' /etc/slurm/slurm.conf | cut -d= -f2 | tr ',' '\n' \
     | sort -u | grep -vx ALL); do
   # sacctmgr exits 1 on a QOS that exists already (normal is made with the database)
@@ -536,7 +539,8 @@ grep -h fatal /work/out.second
 
 
 # slurmctld and slurmd -N n1 in one container, with jobs across a restart: the settings both runs share ($base, less
-# ClusterName and the nodes), and slurmctld started (until it answers) and stopped (until it is gone), each bounded.
+# ClusterName and the nodes), and slurmctld started (until it answers; its arguments given to slurmctld) and stopped
+# (until it is gone), each bounded.
 _JOBS_PRELUDE = (
     f"set -u\n{_PREPARE}mkdir -p /var/spool/slurmd\n"
     + r"""base="SlurmctldHost=ctl
@@ -549,7 +553,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 MpiDefault=none"
 start_slurmctld() {
-  slurmctld -i
+  slurmctld -i "$@"
   for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.5; done
 }
 stop_slurmctld() {
@@ -675,27 +679,20 @@ def jobs_of_a_lost_state(suite: str) -> tuple[str, str, int]:
 
 
 _LOST_DATABASE_RUN = (
-    "set -u\ncp /work/slurm.conf /etc/slurm/slurm.conf\n"
-    + _PREPARE
+    _JOBS_PRELUDE
+    + "cp /work/slurm.conf /etc/slurm/slurm.conf\n"
     + _ACCOUNTING
-    + r"""start_slurmctld() {
-  slurmctld -i -L /work/ctld.log
-  for _ in $(seq 1 40); do timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP' && break; sleep 0.5; done
-}
-start_slurmctld
+    + r"""start_slurmctld -L /work/ctld.log
 for _ in $(seq 1 40); do [ -s /var/spool/slurmctld/clustername ] && break; sleep 0.5; done
 echo "@@ held $(cat /var/spool/slurmctld/clustername)"
-scontrol shutdown slurmctld
-for _ in $(seq 1 40); do pgrep -x slurmctld >/dev/null || break; sleep 0.5; done
+stop_slurmctld
 pkill -x slurmdbd
 for _ in $(seq 1 40); do pgrep -x slurmdbd >/dev/null || break; sleep 0.5; done
 mysql -e "DROP DATABASE slurm_acct_db"
 echo "@@ query $(mysql -N -e 'SELECT name FROM slurm_acct_db.cluster_table WHERE deleted = 0' 2>&1 | tr '\n' ' ')"
 mysql -e "CREATE DATABASE slurm_acct_db"
-slurmdbd
-for _ in $(seq 1 40); do ss -ltn | grep -q ':6819 ' && break; sleep 0.5; done
-sacctmgr -i add cluster "$(sed -n 's/^ClusterName=//p' /etc/slurm/slurm.conf)" >/dev/null
-start_slurmctld
+start_slurmdbd
+start_slurmctld -L /work/ctld.log
 sleep 2
 pgrep -x slurmctld >/dev/null && echo "@@ up yes" || echo "@@ up no"
 grep -h -o 'CLUSTER ID MISMATCH' /work/ctld.log | head -1 | sed 's/^/@@ said /'
