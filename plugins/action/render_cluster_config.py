@@ -29,7 +29,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         result: dict[str, Any] = super().run(tmp, task_vars)
         args = self._task.args
         names, templar = self._scope(task_vars or {})
-        spec = args["spec"] if "spec" in args else templar.template(names["__cluster_spec"])
+        spec = args["spec"] if "spec" in args else tier1.render(templar, names["__cluster_spec"])
         dest = Path(str(args["dest"] if "dest" in args else templar.template(names["cluster_config_dir"]))).expanduser()
         mode = int(
             str(args["mode"] if "mode" in args else templar.template(names.get("cluster_config_mode", "0644"))), 8
@@ -65,7 +65,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         this action alone: one task), the values only this entry point's argument specs name checked here."""
         if "spec" in self._task.args:
             return task_vars, self._templar
-        files, names, templar = tier1.role_scope("cluster", task_vars, self._templar)
+        files, names, templar = tier1.role_scope("cluster", task_vars, self._templar.copy_with_new_env())
         problems = tier1.argument_problems("cluster", files.beyond_validate("render"), names, templar)
         if problems:
             raise AnsibleActionFail("; ".join(problems))

@@ -37,6 +37,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
     _VALID_ARGS = frozenset(("roles", "stop", "skip_unused", "limit_holds", "limit_why", "deploys_all", "once"))
 
     _views: list[tuple[str, str, dict[str, Any]]] | None = None
+    _scoped: Any = None
 
     def run(self, tmp: Any = None, task_vars: dict[str, Any] | None = None) -> dict[str, Any]:
         result: dict[str, Any] = super().run(tmp, task_vars)
@@ -94,7 +95,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
 
     def _check(self, role: str, variables: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
         """A role's problems (its argument specs', else its check's) and, for the cluster role, the run's plan."""
-        files, names, templar = tier1.role_scope(role, variables, self._templar)
+        files, names, templar = tier1.role_scope(role, variables, self._templar_over({}))
         problems = tier1.argument_problems(role, files.options, names, templar)
         problems += tier1.argument_problems(role, files.deploy_options, names, templar, lenient=True)
         problems += self._group_problems(role, files, variables, problems)
@@ -103,15 +104,21 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
             return problems, {}
         try:
             if role == "cluster":
-                found = self._cluster(templar.template(names["__cluster_spec"]), variables)
+                found = self._cluster(tier1.render(self._templar_over(names), names["__cluster_spec"]), variables)
                 return found["problems"], found["plan"]
             check = names.get(f"__{role}_problems")
             if check is None:
                 return [], {}
-            own = [str(problem) for problem in templar.template(check)]
+            own = [str(problem) for problem in self._templar_over(names).template(check)]
         except AnsibleError as exc:
             return [f"the {role} role's settings could not be checked: {exc.message}"], {}
         return own + self._group_checks(role, files, variables, check, own), {}
+
+    def _templar_over(self, names: dict[str, Any]) -> Any:
+        """The task's one templar for the roles' scopes, rendering over ``names`` until the next call."""
+        if self._scoped is None:
+            self._scoped = self._templar.copy_with_new_env()
+        return tier1.over(self._scoped, names)
 
     def _group_checks(
         self, role: str, files: tier1.RoleFiles, variables: dict[str, Any], check: Any, found: list[str]
@@ -128,7 +135,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
             if key in done:
                 continue
             done.add(key)
-            templar = self._templar.copy_with_new_env(available_variables=tier1.scope(files, {**variables, **names}))
+            templar = self._templar_over(tier1.scope(files, {**variables, **names}))
             try:
                 seen = [str(problem) for problem in templar.template(check)]
             except AnsibleError:
@@ -147,7 +154,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         options = {**files.options, **files.deploy_options}
         problems: list[str] = []
         for host, group, own, names in self._group_values(options, variables):
-            templar = self._templar.copy_with_new_env(available_variables=own)
+            templar = self._templar_over(own)
             for problem in tier1.argument_problems(role, options, names, templar, lenient=True):
                 if problem not in found and not any(seen.endswith(problem) for seen in problems):
                     problems.append(f"{host} (group {group}): {problem}")

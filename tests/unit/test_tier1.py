@@ -52,6 +52,38 @@ def test_the_argument_specs_refuse_a_wrong_type_and_name_an_unreadable_value() -
     assert len(found) == 1 and "hunter2-secret" not in found[0] and "x_password" in found[0], found
 
 
+def test_a_reference_renders_as_ansible_renders_it_without_compiling() -> None:
+    """render() takes a template naming one variable as that variable's value, rendered in turn; everything else
+    (an expression, an untrusted string, a reference met again, an unknown name) is Ansible's to render."""
+    from ansible.errors import AnsibleError
+
+    names: dict[str, Any] = {
+        "spec": {"types": trust_as_template("{{ node_types }}"), "n": trust_as_template("{{ count | int + 1 }}")},
+        "node_types": {"h100": {"gpus": trust_as_template("{{ count }}")}},
+        "count": trust_as_template("{{ eight }}"),
+        "eight": 8,
+        "loose": "{{ eight }}",
+        "a": trust_as_template("{{ b }}"),
+        "b": trust_as_template("{{ a }}"),
+    }
+    templar = Templar(variables=names)
+    for name in ("spec", "node_types", "count", "loose"):
+        assert tier1.render(templar, names[name]) == templar.template(names[name]), name
+    assert tier1.render(templar, names["spec"]) == {"types": {"h100": {"gpus": 8}}, "n": 9}
+    assert tier1.render(templar, "{{ eight }}") == "{{ eight }}"  # not trusted: not a template
+    with pytest.raises(AnsibleError, match="Recursive loop"):
+        tier1.render(templar, names["a"])
+    with pytest.raises(AnsibleError, match="nowhere"):
+        tier1.render(templar, trust_as_template("{{ nowhere }}"))
+
+
+def test_one_templar_renders_over_each_scope_it_is_given() -> None:
+    templar = Templar(variables={}).copy_with_new_env()
+    first = tier1.over(templar, {"x": 1})
+    assert first.template(trust_as_template("{{ x }}")) == 1
+    assert tier1.over(templar, {"x": 2}) is first and first.template(trust_as_template("{{ x }}")) == 2
+
+
 def test_only_the_roles_the_inventory_uses_are_skipped_when_unused() -> None:
     values: dict[str, Any] = {"slurm_ctld_manager": "systemd"}
     groups: dict[str, list[str]] = {"galera": []}
