@@ -196,6 +196,13 @@ def check_controllers(cluster: Cluster) -> list[str]:
             "with slurmctld. Move them out of one group, or set cluster_controllers_run_jobs: true to "
             "accept it (small labs only)"
         )
+    logins = sorted(set(cluster.login) & set(cluster.compute))
+    if logins and cluster.pam_adopt:
+        errors.append(
+            f"inventory: hosts {_hosts(logins)} are in both 'login' and 'compute' with cluster_pam_adopt: true; "
+            "pam_slurm_adopt lets a user's ssh into a compute node only while she has a job there, so no user could "
+            "log in to them. Move them out of one group, or leave cluster_pam_adopt off"
+        )
     for host, address in cluster.controller_addresses.items():
         if host not in cluster.controllers:
             errors.append(f"cluster_controller_addresses: {host} is not in group 'controllers'")

@@ -220,6 +220,11 @@ CASES: list[tuple[str, Mutation, str]] = [
         _groups(lambda g: g.update(controllers=["gpu01"])),
         "hosts gpu01 are in both 'controllers' and 'compute'",
     ),
+    (
+        "login node also compute under pam_slurm_adopt",
+        lambda s, g: (s.update(pam_adopt=True), g.update(login=["gpu02"])),
+        "hosts gpu02 are in both 'login' and 'compute' with cluster_pam_adopt: true",
+    ),
     ("padding collision", _add_host("compute_h100", "gpu1"), "'gpu01' and 'gpu1' collide after folding"),
     ("case collision", _add_host("compute_h100", "GPU02"), "collide after folding"),
     ("invalid host name", _add_host("compute_h100", "gpu[05]"), "are not valid node names"),
