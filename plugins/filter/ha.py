@@ -17,12 +17,15 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import (
     login_pool_errors,
     pair_errors,
     pair_settings_errors,
+    shared_state_error,
+    shared_state_marker,
     slurm_vip_errors,
     stonith_changes,
     stonith_create_options,
     stonith_parameters,
     vip_errors,
 )
+from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import slurped_text
 
 
 def pacemaker_errors(
@@ -109,6 +112,21 @@ def pacemaker_pairs_errors(
     return errors
 
 
+def pacemaker_shared_marker(controllers: Sequence[str]) -> str:
+    """The text the pair's first controller writes into StateSaveLocation/.gpucluster-shared (``controllers``: the
+    pair, the pod's in a federation)."""
+    return shared_state_marker([str(host) for host in controllers])
+
+
+def pacemaker_shared_state_error(slurped: Any, host: str, controllers: Sequence[str], state_save_location: str) -> str:
+    """The refusal of a StateSaveLocation that ``host`` does not share with its pair, or shares beyond it; "" where it
+    sees its own pair's marker. ``slurped``: StateSaveLocation/.gpucluster-shared as ansible.builtin.slurp read it
+    (failed where there is no such file)."""
+    found = isinstance(slurped, Mapping) and not slurped.get("failed") and "content" in slurped
+    marker = slurped_text(str(slurped["content"])) if found and isinstance(slurped, Mapping) else None
+    return shared_state_error(str(host), [str(name) for name in controllers], str(state_save_location), marker)
+
+
 def pacemaker_stonith_options(host: str, device: Mapping[str, Any], password_dir: str) -> list[str]:
     """`key=value` options to create `fence-<host>` with: the BMC's address and user, and a `password_script`
     that reads the password from its root-only file under ``password_dir`` (never the password itself)."""
@@ -143,4 +161,6 @@ class FilterModule:
             "pacemaker_stonith_options": pacemaker_stonith_options,
             "pacemaker_stonith_update": pacemaker_stonith_update,
             "pacemaker_fence_packages": pacemaker_fence_packages,
+            "pacemaker_shared_marker": pacemaker_shared_marker,
+            "pacemaker_shared_state_error": pacemaker_shared_state_error,
         }

@@ -134,12 +134,17 @@ def slurm_cgroup_errors(config: Any, release: Any = None) -> list[str]:
     return cgroup_errors(config, str(release or DEFAULT_RELEASE))
 
 
-def slurm_state_name_error(slurped: Any, host: str, state_save_location: str, cluster: str, pod: str = "") -> str:
-    """The refusal of a run that would give a running cluster another ClusterName; "" when the names agree or there is
-    no state yet. ``slurped``: the controller's StateSaveLocation/clustername as ansible.builtin.slurp read it (no
-    content where there is no file); ``cluster``: cluster_name; ``pod``: the host's pod ("" outside a federation)."""
+def slurm_state_name_error(
+    slurped: Any, host: str, state_save_location: str, cluster: str, pod: str = "", *, federation: Any = None
+) -> str:
+    """The refusal of a run that would give a running cluster another ClusterName, or whose pod's state directory
+    holds another pod's state; "" when the names agree or there is no state yet. ``slurped``: the controller's
+    StateSaveLocation/clustername as ansible.builtin.slurp read it (no content where there is no file); ``cluster``:
+    cluster_name; ``pod``: the host's pod ("" outside a federation); ``federation``: cluster_federation."""
     held = held_cluster_name(slurp_result_text(slurped))
-    return state_cluster_error(str(host), str(state_save_location), held, str(cluster or ""), str(pod or ""))
+    parsed = federation_of(federation if isinstance(federation, Mapping) else None)
+    pods = [known.name for known in parsed.pods] if parsed is not None else []
+    return state_cluster_error(str(host), str(state_save_location), held, str(cluster or ""), str(pod or ""), pods=pods)
 
 
 def slurm_state_move_error(shown: Any, host: str, state_save_location: str, imported_from: str = "") -> str:

@@ -201,6 +201,37 @@ def pair_errors(controllers: Sequence[str]) -> list[str]:
     return []
 
 
+SHARED_MARKER = ".gpucluster-shared"
+
+
+def shared_state_marker(controllers: Sequence[str]) -> str:
+    """What the first controller of a pair writes into StateSaveLocation (``SHARED_MARKER``) for its peer to find."""
+    return f"StateSaveLocation shared by {' and '.join(controllers)}\n"
+
+
+def shared_state_error(host: str, controllers: Sequence[str], state_save_location: str, marker: str | None) -> str:
+    """The refusal of a pair whose StateSaveLocation is not one directory of its two controllers: ``host`` does not
+    see the marker the pair's first controller wrote (``marker`` None), or sees one written for another pair - the
+    directory is shared beyond the pair (the pods of a federation given one StateSaveLocation on one file system, or
+    another cluster's controllers), where two slurmctld would write over each other's state or stop on it; "" when
+    ``host`` sees its own pair's marker."""
+    path = f"{state_save_location}/{SHARED_MARKER}"
+    if marker is None:
+        return (
+            f"{host} does not see {path} written on {controllers[0]}: StateSaveLocation must be one shared directory "
+            "(NFS, or a Pacemaker-managed filesystem) mounted on both controllers before Pacemaker can move slurmctld"
+        )
+    if marker == shared_state_marker(controllers):
+        return ""
+    return (
+        f"{host}: {path} says '{marker.strip()}', not {' and '.join(controllers)}: this pair's StateSaveLocation is "
+        "the directory of other controllers too (another pod's of the federation, or another cluster's), where two "
+        "slurmctld would write over each other's job state, or one would stop on the other's (CLUSTER NAME "
+        "MISMATCH). Give each pair a directory of its own: the pod's slurm_config.StateSaveLocation in "
+        "cluster_federation, or a share of its own mounted there"
+    )
+
+
 BALANCE = ("source", "leastconn", "roundrobin")
 
 

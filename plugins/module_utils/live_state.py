@@ -55,12 +55,23 @@ def slurped_cluster_name(content: str) -> str:
     return held_cluster_name(slurped_text(content))
 
 
-def state_cluster_error(host: str, state_save_location: str, held: str, cluster: str, pod: str = "") -> str:
+def state_cluster_error(
+    host: str, state_save_location: str, held: str, cluster: str, pod: str = "", *, pods: Iterable[str] = ()
+) -> str:
     """The refusal of a run whose ClusterName for ``host`` (``pod`` in a federation, else ``cluster``) is not the
-    one its StateSaveLocation holds (``held``, "" where there is no state yet); "" when they agree."""
+    one its StateSaveLocation holds (``held``, "" where there is no state yet); "" when they agree. ``pods``: the
+    federation's pods - where the state is another pod's, the pods share one state directory (not a rename)."""
     expected = pod or cluster
     if not held or held.lower() == expected.lower():  # slurmctld writes the name in lower case
         return ""
+    if pod and held.lower() in {str(name).lower() for name in pods}:
+        return (
+            f"{host}: StateSaveLocation {state_save_location} holds the state of pod '{held}' of the federation, not "
+            f"of its own pod '{pod}': the two pods' controllers share one state directory, where one slurmctld "
+            "stops on the other's state (CLUSTER NAME MISMATCH) or writes over it. Give each pod a directory of its "
+            f"own (cluster_federation.pods.{pod}.slurm_config.StateSaveLocation, or a share of its own mounted "
+            f"there) and leave pod '{held}''s state where it is"
+        )
     setting = (
         f"its pod is '{pod}' in cluster_federation.pods (a pod's name is its ClusterName)"
         if pod

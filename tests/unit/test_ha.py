@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from ansible_collections.gpucluster.cluster.plugins.filter.ha import login_pool_errors, pacemaker_errors
+import base64
+
+from ansible_collections.gpucluster.cluster.plugins.filter.ha import (
+    login_pool_errors,
+    pacemaker_errors,
+    pacemaker_shared_marker,
+    pacemaker_shared_state_error,
+)
 from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import (
     fence_packages,
     fencing_errors,
@@ -291,3 +298,26 @@ def test_the_login_pools_ports_and_times_are_ones_its_hosts_and_haproxy_take() -
     assert time.startswith("login_pool_session_timeout '12 hours' is not a time HAProxy reads")
     fine = {**POOL, "session_timeout": "12h", "check_interval": "500ms", "other_ports": {"x": 9100}}
     assert login_pool_errors(list(LOGINS), LOGINS, fine) == []
+
+
+def test_the_pairs_state_directory_is_its_own_and_only_its_own() -> None:
+    """The peer reads the marker its pair's first controller wrote into StateSaveLocation: missing, the directory is
+    not shared by the pair; written for other controllers, it is shared beyond the pair (two pods of a federation
+    on one directory), and each slurmctld would write over the other's state."""
+    pair = ["p1ctl1", "p1ctl2"]
+    marker = pacemaker_shared_marker(pair)
+    assert marker == "StateSaveLocation shared by p1ctl1 and p1ctl2\n"  # the text pairs deployed before carry
+
+    def read(text: str) -> dict[str, str]:
+        return {"content": base64.b64encode(text.encode()).decode(), "encoding": "base64"}
+
+    assert pacemaker_shared_state_error(read(marker), "p1ctl2", pair, "/shared/ctld") == ""
+    missing = pacemaker_shared_state_error({"failed": True, "msg": "file not found"}, "p1ctl2", pair, "/shared/ctld")
+    assert missing.startswith("p1ctl2 does not see /shared/ctld/.gpucluster-shared written on p1ctl1"), missing
+    other = pacemaker_shared_marker(["p2ctl1", "p2ctl2"])
+    shared = pacemaker_shared_state_error(read(other), "p1ctl2", pair, "/shared/ctld")
+    assert shared.startswith(
+        "p1ctl2: /shared/ctld/.gpucluster-shared says 'StateSaveLocation shared by p2ctl1 and p2ctl2', not p1ctl1 "
+        "and p1ctl2: this pair's StateSaveLocation is the directory of other controllers too"
+    ), shared
+    assert "slurm_config.StateSaveLocation" in shared

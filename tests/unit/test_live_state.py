@@ -80,6 +80,25 @@ def test_a_pods_controllers_keep_the_pods_name_not_the_federations() -> None:
     assert "holds the state of the running cluster 'pod2', but its pod is 'gpu2' in cluster_federation.pods" in message
 
 
+def test_another_pods_state_is_a_shared_directory_not_a_rename() -> None:
+    """pod2's controllers finding pod1's name: the pods share one StateSaveLocation - the message says so, and does
+    not tell pod2 to take pod1's name."""
+    federation = {"name": "fed", "pods": {"pod1": {}, "pod2": {}}}
+
+    def check(text: str) -> str:
+        return slurm_state_name_error(slurped(text), "p2ctl1", "/shared/ctld", "fed", "pod2", federation=federation)
+
+    message = check("pod1|4021")
+    assert message.startswith(
+        "p2ctl1: StateSaveLocation /shared/ctld holds the state of pod 'pod1' of the federation, not of its own pod "
+        "'pod2': the two pods' controllers share one state directory"
+    ), message
+    assert "cluster_federation.pods.pod2.slurm_config.StateSaveLocation" in message and "Keep the name" not in message
+    assert check("pod2|4022") == ""
+    # a name that is no pod's is a rename, as before
+    assert "Keep the name 'old'" in check("old")
+
+
 CONFIG = "ClusterName             = pilot\nStateSaveLocation       = /var/spool/slurmctld\nSlurmUser = slurm(64030)\n"
 
 
