@@ -17,6 +17,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state impo
     state_cluster_error,
     state_move_error,
     stateless_controllers,
+    unasked_nodes_error,
     vanishing_jobs_error,
     vanishing_partitions_error,
 )
@@ -209,17 +210,29 @@ def slurm_orphan_jobs_error(steps: Mapping[str, Any], cluster: str, confirm: Any
     )
 
 
-def slurm_held_clusters(slurped: Mapping[str, Any]) -> list[str]:
+def slurm_unasked_nodes_error(nodes: Sequence[str], limited: Any, cluster: str, confirm: Any = "") -> str:
+    """The refusal of a run limited with --limit that would start slurmctld without its jobs' state while the nodes to
+    ask for running jobs (``nodes``: slurm_stateless_nodes) are outside the limit; "" where they are in it, the run
+    has no limit (``limited`` none: else the hosts the limit holds) or ``confirm`` (slurm_state_empty_confirm) names
+    the ``cluster``."""
+    within = [str(host) for host in limited] if isinstance(limited, (list, tuple)) else None
+    return unasked_nodes_error([str(node) for node in nodes or []], within, str(cluster), str(confirm or ""))
+
+
+def slurm_held_clusters(slurped: Mapping[str, Any] | Sequence[Any]) -> list[str]:
     """The ClusterNames the controllers' StateSaveLocation holds (``slurped``: controller -> the registered slurp of
-    its clustername file, C(host_values) over the controllers; none where there is no file): the clusters that ran
-    and that the accounting database must hold."""
-    return sorted({name for result in slurped.values() if (name := held_cluster_name(slurp_result_text(result)))})
+    its clustername file, C(host_values) over the controllers, or the results of a slurp looped over them; none where
+    there is no file or the controller could not be reached): the clusters that ran and that the accounting database
+    must hold."""
+    results = slurped.values() if isinstance(slurped, Mapping) else slurped
+    return sorted({name for result in results if (name := held_cluster_name(slurp_result_text(result)))})
 
 
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
             "slurm_cgroup_errors": slurm_cgroup_errors,
+            "slurm_unasked_nodes_error": slurm_unasked_nodes_error,
             "slurm_plugstack_errors": slurm_plugstack_errors,
             "slurm_plugstack_lines": slurm_plugstack_lines,
             "slurm_node_changes": slurm_node_changes,

@@ -261,6 +261,25 @@ def orphan_jobs_error(steps: Mapping[str, str], cluster: str, confirm: str) -> s
     )
 
 
+def unasked_nodes_error(nodes: Iterable[str], limited: Iterable[str] | None, cluster: str, confirm: str) -> str:
+    """The refusal of a run limited with --limit (``limited``: the hosts the limit holds; None without one) that would
+    start slurmctld without its jobs' state while the nodes to ask for running jobs (``nodes``: slurm_stateless_nodes)
+    are outside the limit, where no play can ask them - a re-installed controller deployed alone is the usual case.
+    "" where every such node is in the limit (the node check asks it), or ``confirm`` names ``cluster``."""
+    outside = sorted(set(nodes) - set(limited)) if limited is not None else []
+    if not outside or confirm == cluster:
+        return ""
+    return (
+        f"no controller of {cluster} holds its jobs' state (StateSaveLocation has no job_state and no slurmctld "
+        f"answers), and this run's --limit leaves out the nodes that could be running its jobs ({fold(outside)}), so "
+        "they cannot be asked: slurmctld started without that state would end their running jobs as orphans and number "
+        "new jobs from 1 again. Put the state back first (playbooks/restore.yml -e restore=controller-state, or mount "
+        "the shared StateSaveLocation), or put those nodes in the limit (--limit <controller>,compute) so that they "
+        f"are asked; for a new cluster, or to start {cluster} without those jobs, set "
+        f"slurm_state_empty_confirm={cluster}. Nothing was changed"
+    )
+
+
 def db_clusters(result: object) -> set[str] | None:
     """The cluster names of the accounting database's cluster_table as a registered community.mysql.mysql_query read
     them (set() where the database or the table does not exist: an empty or lost database), or None where MariaDB

@@ -470,6 +470,14 @@ def test_slurmctld_is_not_started_without_the_state_of_the_jobs_the_nodes_run(la
         ) in said, failures(result.stdout)
         assert f"slurmstepd: [{job}.batch]" in sh("pilot-gpu02", "pgrep -a -x slurmstepd")
         assert sh("pilot-ctl01", f"test -e {state} && echo made || echo absent") == "absent"
+        # the same controller deployed alone (--limit): the nodes cannot be asked, and the run stops saying so
+        limited = molecule("converge", "-s", "pilot", "--", "--limit", "pilot-ctl01")
+        said = refused_unchanged(limited)
+        assert (
+            "and this run's --limit leaves out the nodes that could be running its jobs (pilot-gpu[01-02])"
+        ) in said, failures(limited.stdout)
+        assert f"slurmstepd: [{job}.batch]" in sh("pilot-gpu02", "pgrep -a -x slurmstepd")
+        assert sh("pilot-ctl01", f"test -e {state} && echo made || echo absent") == "absent"
     finally:
         sh(
             "pilot-ctl01",
@@ -612,6 +620,13 @@ def test_accounting_is_restored_from_the_scheduled_dump(lab: Lab) -> None:
     said = " ".join(deploy.stdout.split())
     assert deploy.returncode != 0 and "holds no cluster pilot" in said, failures(deploy.stdout)
     assert "restore=accounting" in said and "(CLUSTER ID MISMATCH)" in said, failures(deploy.stdout)
+    # So does a run limited to the re-installed database host, which leaves the controllers out of the state check:
+    # the accounting role reads their clustername files itself.
+    limited = molecule("converge", "-s", "pilot", "--", "--limit", dbd)
+    said = " ".join(limited.stdout.split())
+    assert limited.returncode != 0 and "holds no cluster pilot" in said, failures(limited.stdout)
+    clusters = ["docker", "exec", dbd, "mariadb", "-N", "-B", "-e", "SELECT name FROM slurm_acct_db.cluster_table"]
+    assert "pilot" not in subprocess.run(clusters, capture_output=True, text=True, check=False).stdout.split()
     start = time.monotonic()
     restored = restore("accounting")
     seconds = time.monotonic() - start

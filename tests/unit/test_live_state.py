@@ -18,6 +18,7 @@ from ansible_collections.gpucluster.cluster.plugins.filter.slurm import (
     slurm_state_move_error,
     slurm_state_name_error,
     slurm_stateless_nodes,
+    slurm_unasked_nodes_error,
     slurm_vanishing_jobs_error,
     slurm_vanishing_partitions_error,
 )
@@ -391,6 +392,32 @@ def test_the_clusters_the_controllers_state_holds_are_read_from_each_clustername
     slurped_files = {"ctl01": slurped("pilot|3109"), "ctl02": {"failed": True}, "ctl03": slurped("pilot\n"), "x": ""}
     assert slurm_held_clusters(slurped_files) == ["pilot"]
     assert slurm_held_clusters({}) == []
+    # the accounting role's own read, looped over the controllers a run limited to the database hosts leaves out
+    looped = [
+        {**slurped("pilot|3109"), "item": "ctl01"},
+        {"unreachable": True, "msg": "ssh: connect to host ctl02 port 22", "item": "ctl02"},
+        {"failed": True, "msg": "file not found", "item": "ctl03"},
+    ]
+    assert slurm_held_clusters(looped) == ["pilot"]
+    assert slurm_held_clusters([]) == []
+
+
+def test_a_limited_run_that_cannot_ask_the_nodes_for_their_jobs_stops() -> None:
+    """A re-installed controller deployed alone (--limit): no controller holds the jobs' state, no slurmctld answers,
+    and the nodes to ask are outside the limit - the run stops naming them, unless the limit holds them (then the
+    node check asks them), there is no limit, or slurm_state_empty_confirm names the cluster."""
+    nodes = ["gpu01", "gpu02", "gpu03"]
+    message = slurm_unasked_nodes_error(nodes, ["ctl01"], "pilot", "")
+    assert message.startswith(
+        "no controller of pilot holds its jobs' state (StateSaveLocation has no job_state and no slurmctld answers), "
+        "and this run's --limit leaves out the nodes that could be running its jobs (gpu[01-03])"
+    ), message
+    assert "slurm_state_empty_confirm=pilot" in message and "--limit <controller>,compute" in message
+    assert "gpu03" in slurm_unasked_nodes_error(nodes, ["ctl01", "gpu01", "gpu02"], "pilot")
+    assert slurm_unasked_nodes_error(nodes, ["ctl01", *nodes], "pilot") == ""
+    assert slurm_unasked_nodes_error(nodes, None, "pilot") == ""  # no limit: the node play asks every node
+    assert slurm_unasked_nodes_error(nodes, ["ctl01"], "pilot", "pilot") == ""
+    assert slurm_unasked_nodes_error([], ["ctl01"], "pilot") == ""
 
 
 QUERIED_PILOT = {"query_result": [[{"name": "pilot"}]], "rowcount": [1]}
