@@ -203,11 +203,17 @@ def slurm_stateless_nodes(
 
 def slurm_orphan_jobs_error(steps: Mapping[str, Any], cluster: str, confirm: Any = "") -> str:
     """The refusal of a run that would start slurmctld without its jobs' state while nodes run jobs (they would be
-    ended as orphans); "" where none runs a step or ``confirm`` (slurm_state_empty_confirm) names the ``cluster``.
-    ``steps``: node -> the stdout of `pgrep -a -x slurmstepd` there (C(host_values) of its registered result)."""
-    return orphan_jobs_error(
-        {str(node): str(text or "") for node, text in steps.items()}, str(cluster), str(confirm or "")
-    )
+    ended as orphans) or could not be asked; "" where none runs a step and every node answered, or ``confirm``
+    (slurm_state_empty_confirm) names the ``cluster``. ``steps``: node -> the registered result of `pgrep -a -x
+    slurmstepd` there (C(host_values); a node that was unreachable, or where the command could not run, was not
+    asked) or its stdout."""
+    texts = {str(node): str(seen or "") for node, seen in steps.items() if not isinstance(seen, Mapping)}
+    # pgrep ran where the command module reports its command and pgrep's own codes (1: no process)
+    asked = {str(node): seen for node, seen in steps.items() if isinstance(seen, Mapping)}
+    ran = {node: seen for node, seen in asked.items() if "cmd" in seen and seen.get("rc") in (0, 1)}
+    texts.update({node: str(seen.get("stdout") or "") for node, seen in ran.items()})
+    unreached = sorted(set(asked) - set(ran))
+    return orphan_jobs_error(texts, str(cluster), str(confirm or ""), unreached)
 
 
 def slurm_unasked_nodes_error(nodes: Sequence[str], limited: Any, cluster: str, confirm: Any = "") -> str:

@@ -240,21 +240,32 @@ def stateless_controllers(state_files: Mapping[str, object]) -> set[str]:
 STEP = re.compile(r"\[(\d+)(?:_\d+)?\.")
 
 
-def orphan_jobs_error(steps: Mapping[str, str], cluster: str, confirm: str) -> str:
+def orphan_jobs_error(steps: Mapping[str, str], cluster: str, confirm: str, unreached: Iterable[str] = ()) -> str:
     """The refusal of a run that would start slurmctld without its jobs' state (a re-installed controller, a state
     directory lost or not mounted) while nodes run jobs (``steps``: node -> `pgrep -a -x slurmstepd`, whose lines
     name each step, "123 slurmstepd: [45.batch]"): slurmctld started on an empty StateSaveLocation takes the jobs the
     nodes report as orphans and ends them ("Orphan StepId=45.batch reported on node"; the real slurmctld of 24.11 in
-    the pilot lab), and gives job ids from 1 again. "" where no node runs a step, or ``confirm`` names ``cluster``."""
+    the pilot lab), and gives job ids from 1 again. ``unreached``: nodes that could not be asked - one
+    that runs jobs would lose them too. "" where no node runs a step and every node answered, or ``confirm`` names
+    ``cluster``."""
     jobs = {node: sorted({match for match in STEP.findall(text)}, key=int) for node, text in steps.items()}
     running = {node: ids for node, ids in sorted(jobs.items()) if ids}
-    if not running or confirm == cluster:
+    silent = sorted(set(unreached))
+    if not (running or silent) or confirm == cluster:
         return ""
-    named = "; ".join(f"{node}: job(s) {', '.join(ids[:5])}" for node, ids in list(running.items())[:5])
-    more = f" and {len(running) - 5} more node(s)" if len(running) > 5 else ""
+    found = []
+    if running:
+        named = "; ".join(f"{node}: job(s) {', '.join(ids[:5])}" for node, ids in list(running.items())[:5])
+        more = f" and {len(running) - 5} more node(s)" if len(running) > 5 else ""
+        found.append(f"its nodes run jobs - {named}{more}")
+    if silent:
+        found.append(
+            f"the nodes {fold(silent)} could not be asked (unreachable, or the command failed there: a node that is "
+            "down runs nothing, one that runs jobs and cannot be asked would lose them)"
+        )
     return (
         f"no controller of {cluster} holds its jobs' state (StateSaveLocation has no job_state and no slurmctld "
-        f"answers), while its nodes run jobs - {named}{more}. slurmctld started without that state ends them as "
+        f"answers), while {', and '.join(found)}. slurmctld started without that state ends their jobs as "
         "orphans and numbers new jobs from 1 again. Put the state back first: playbooks/restore.yml -e "
         "restore=controller-state (the newest archive of slurm_state_backup), or mount the shared StateSaveLocation; "
         f"to start {cluster} without those jobs, set slurm_state_empty_confirm={cluster}. Nothing was changed"

@@ -351,7 +351,7 @@ def test_jobs_the_nodes_run_without_a_controller_holding_their_state_are_refused
     assert said.startswith(
         "no controller of pilot holds its jobs' state (StateSaveLocation has no job_state and no slurmctld answers), "
         "while its nodes run jobs - gpu02: job(s) 2, 17; gpu03: job(s) 45. slurmctld started without that state ends "
-        "them as orphans"
+        "their jobs as orphans"
     ), said
     assert "playbooks/restore.yml -e restore=controller-state" in said
     assert said.endswith("set slurm_state_empty_confirm=pilot. Nothing was changed")
@@ -386,6 +386,20 @@ def test_the_nodes_asked_are_those_of_a_cluster_none_of_whose_controllers_holds_
 def test_the_orphan_filter_reads_each_nodes_pgrep() -> None:
     assert slurm_orphan_jobs_error({"gpu01": None, "gpu02": ""}, "pilot") == ""
     assert "gpu02: job(s) 7" in slurm_orphan_jobs_error({"gpu02": "5 slurmstepd: [7.batch]"}, "pilot", None)
+    # the registered results, as the node check passes them: a node that could not be asked is named too
+    pgrep = {"cmd": ["pgrep", "-a", "-x", "slurmstepd"], "rc": 0, "stdout": "5 slurmstepd: [7.batch]"}
+    nothing = {"cmd": ["pgrep", "-a", "-x", "slurmstepd"], "rc": 1, "stdout": ""}
+    unreachable = {"unreachable": True, "msg": "Failed to connect to the host via ssh"}
+    # the module never ran (a container paused under Docker's connection): rc 1 as well, but no command
+    unran = {"rc": 1, "module_stderr": "Container is paused", "msg": "Module result deserialization failed"}
+    assert "gpu04 could not be asked" in slurm_orphan_jobs_error({"gpu04": unran}, "pilot")
+    assert slurm_orphan_jobs_error({"gpu01": nothing, "gpu02": nothing}, "pilot") == ""
+    said = slurm_orphan_jobs_error({"gpu01": pgrep, "gpu02": unreachable, "gpu03": nothing}, "pilot")
+    assert "its nodes run jobs - gpu01: job(s) 7, and the nodes gpu02 could not be asked (unreachable" in said, said
+    alone = slurm_orphan_jobs_error({"gpu01": nothing, "gpu02": unreachable}, "pilot")
+    assert alone.startswith("no controller of pilot holds its jobs' state") and "gpu02 could not be asked" in alone
+    assert "its nodes run jobs" not in alone
+    assert slurm_orphan_jobs_error({"gpu02": unreachable}, "pilot", "pilot") == ""
 
 
 def test_the_clusters_the_controllers_state_holds_are_read_from_each_clustername() -> None:
