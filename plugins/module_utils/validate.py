@@ -106,6 +106,7 @@ MODEL_OWNED_KEYS: dict[str, str] = {
     "topologyplugin": "cluster_fabric.topology",
     "accountingstoragehost": "the dbd group",
     "accountingstorageenforce": "cluster_accounting.enforce",
+    "accountingstoragetres": "cluster_accounting.tres (the model tracks gres/gpu and what QOS limits and weights need)",
     "preempttype": "cluster_scheduling.preempt.type",
     "preemptmode": "cluster_scheduling.preempt.mode",
     "healthcheckprogram": "cluster_health_check (the program is the project's node health check)",
@@ -907,8 +908,14 @@ def check_job_tmpfs(cluster: Cluster) -> list[str]:
     """cluster_job_tmpfs: absolute paths, the base outside the private directories, Dirs only where Slurm reads it."""
     tmpfs = cluster.job_tmpfs
     where = "cluster_job_tmpfs"
+    # (without the model's job_container.conf, which it writes only with enabled, slurmd would not start the plugin)
+    owned = [
+        f"cluster_slurm_config.{key}: written by the model; set {where}.enabled instead"
+        for key, _value in cluster.slurm_config
+        if key.lower() in ("jobcontainertype", "namespacetype")
+    ]
     if not tmpfs.enabled:
-        return []
+        return owned
     errors = [
         f"{where}.{key}: '{path}' is not an absolute path"
         for key, paths in (("base_path", (tmpfs.base_path,)), ("dirs", tmpfs.dirs))
@@ -926,10 +933,7 @@ def check_job_tmpfs(cluster: Cluster) -> list[str]:
             f"{where}.dirs: Slurm {cluster.release} makes /tmp and /dev/shm private and reads no other list (Dirs= "
             f"needs {cluster.release.introducing('job_container_dirs')}); leave dirs out"
         )
-    for key, _value in cluster.slurm_config:
-        if key.lower() in ("jobcontainertype", "namespacetype"):
-            errors.append(f"cluster_slurm_config.{key}: written by the model; set {where}.enabled instead")
-    return errors
+    return errors + owned
 
 
 def check_health_check(cluster: Cluster) -> list[str]:
@@ -1022,13 +1026,53 @@ SYSTEM_TREES = frozenset(
 )
 
 
+def typed_sources(cluster: Cluster) -> dict[str, tuple[str, str]]:
+    """slurm.conf keys (lower case) the model writes from a setting this inventory gives -> (that setting, where to
+    set the key instead): the same key in cluster_slurm_config would replace the model's value, one of the two lost
+    without a word."""
+    scheduling, scripts = cluster.scheduling, cluster.job_scripts
+    sources: dict[str, str] = {}
+    if scheduling.scheduler_parameters:
+        sources["schedulerparameters"] = "cluster_scheduling.scheduler_parameters"
+    if scheduling.preempt_exempt_time:
+        sources["preemptexempttime"] = "cluster_scheduling.preempt.exempt_time"
+    if scheduling.tres_weights:
+        sources["priorityweighttres"] = "cluster_scheduling.priority.tres_weights"
+    for name, _weight in scheduling.priority_weights:
+        sources["priorityweight" + name.replace("_", "")] = f"cluster_scheduling.priority.weights.{name}"
+    # (JobSubmitPlugins with cluster_job_submit: check_job_submit's)
+    for kind in ("prolog", "epilog", "prolog_slurmctld", "epilog_slurmctld", "task_prolog", "task_epilog"):
+        if getattr(scripts, kind):
+            sources[kind.replace("_", "")] = f"cluster_job_scripts.{kind}"
+    found = {key: (source, source) for key, source in sources.items()}
+    implied = [
+        name
+        for name, on in (("cluster_pam_adopt", cluster.pam_adopt), ("cluster_job_tmpfs", cluster.job_tmpfs.enabled))
+        if on
+    ]
+    if scripts.prolog_flags or implied:
+        named = ["cluster_job_scripts.prolog_flags"] if scripts.prolog_flags else []
+        found["prologflags"] = (
+            " and ".join(named + [f"the Contain {name} needs (the job's extern step)" for name in implied]),
+            "cluster_job_scripts.prolog_flags",
+        )
+    return found
+
+
 def check_slurm_config(cluster: Cluster) -> list[str]:
     errors = []
     release = str(cluster.release)
+    typed = typed_sources(cluster)
     for key, value in cluster.slurm_config:
         owner = MODEL_OWNED_KEYS.get(key.lower())
+        source = typed.get(key.lower())
         if owner:
             errors.append(f"cluster_slurm_config.{key}: written by the model; set {owner} instead")
+        elif source:
+            errors.append(
+                f"cluster_slurm_config.{key}: the model writes {key} from {source[0]}, which this inventory sets; "
+                f"the value here would replace the model's and lose it - set it in one place: {source[1]}"
+            )
         elif key.lower() in PATH_KEYS and not re.fullmatch(r"/[^\s,]*", str(value)):
             errors.append(
                 f"cluster_slurm_config.{key}: {value!r} is not an absolute path; the daemons would take it from "

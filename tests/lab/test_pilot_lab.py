@@ -627,8 +627,9 @@ def test_accounting_is_restored_from_the_scheduled_dump(lab: Lab) -> None:
     assert deploy.returncode != 0 and "holds no cluster pilot" in said, failures(deploy.stdout)
     assert "restore=accounting" in said and "(CLUSTER ID MISMATCH)" in said, failures(deploy.stdout)
     # So does a run limited to the re-installed database host, which leaves the controllers out of the state check:
-    # the accounting role reads their clustername files itself.
-    limited = molecule("converge", "-s", "pilot", "--", "--limit", dbd)
+    # the accounting role reads their clustername files itself. (Its tags only: the lab keeps no facts between
+    # runs, and a limited run without the other hosts' facts stops before /etc/hosts.)
+    limited = molecule("converge", "-s", "pilot", "--", "--limit", dbd, "--tags", "accounting")
     said = " ".join(limited.stdout.split())
     assert limited.returncode != 0 and "holds no cluster pilot" in said, failures(limited.stdout)
     clusters = ["docker", "exec", dbd, "mariadb", "-N", "-B", "-e", "SELECT name FROM slurm_acct_db.cluster_table"]

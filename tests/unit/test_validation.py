@@ -234,6 +234,30 @@ CASES: list[tuple[str, Mutation, str]] = [
         "written by the model; set cluster_node_types",
     ),
     (
+        "tracked TRES set beside the model's",
+        _set("slurm_config", {"AccountingStorageTRES": "gres/gpu:h100"}),
+        "AccountingStorageTRES: written by the model; set cluster_accounting.tres",
+    ),
+    (
+        "scheduler parameters set twice",
+        lambda s, g: s.update(
+            scheduling={**s.get("scheduling", {}), "scheduler_parameters": ["bf_continue"]},
+            slurm_config={"schedulerparameters": "bf_max_job_test=1000"},
+        ),
+        "cluster_slurm_config.schedulerparameters: the model writes schedulerparameters from "
+        "cluster_scheduling.scheduler_parameters, which this inventory sets",
+    ),
+    (
+        "prolog flags without the contain pam_slurm_adopt needs",
+        lambda s, g: s.update(pam_adopt=True, slurm_config={"PrologFlags": "Alloc"}),
+        "the Contain cluster_pam_adopt needs (the job's extern step)",
+    ),
+    (
+        "job container without cluster_job_tmpfs",
+        _set("slurm_config", {"JobContainerType": "job_container/tmpfs"}),
+        "JobContainerType: written by the model; set cluster_job_tmpfs.enabled instead",
+    ),
+    (
         "include with a path",
         _set("slurm_config", {"Include": "/etc/slurm/extra.conf"}),
         "configless slurmd only receives",
@@ -704,6 +728,24 @@ def test_cases_are_distinct() -> None:
 
 def test_the_valid_inventory_passes() -> None:
     assert inventory_errors(valid_spec(), valid_groups()) == []
+
+
+def test_a_key_the_model_writes_from_a_default_may_be_set_through_cluster_slurm_config() -> None:
+    """Only a key the model writes from a setting the inventory gives is refused in cluster_slurm_config (one of the
+    two would be lost); a key it writes from its own default is the site's to change."""
+    spec = valid_spec()
+    spec["slurm_config"] = {
+        "SchedulerParameters": "bf_continue",
+        "PriorityWeightAge": 1000,
+        "PriorityType": "priority/multifactor",
+    }
+    assert inventory_errors(spec, valid_groups()) == []
+    spec["scheduling"]["priority"] = {"weights": {"age": 10}}
+    assert inventory_errors(spec, valid_groups()) == [
+        "cluster_slurm_config.PriorityWeightAge: the model writes PriorityWeightAge from "
+        "cluster_scheduling.priority.weights.age, which this inventory sets; the value here would replace the model's "
+        "and lose it - set it in one place: cluster_scheduling.priority.weights.age"
+    ]
 
 
 def test_a_tracked_tres_may_be_limited_and_weighed() -> None:
