@@ -1041,6 +1041,8 @@ def typed_sources(cluster: Cluster) -> dict[str, tuple[str, str]]:
     for name, _weight in scheduling.priority_weights:
         sources["priorityweight" + name.replace("_", "")] = f"cluster_scheduling.priority.weights.{name}"
     # (JobSubmitPlugins with cluster_job_submit: check_job_submit's)
+    if cluster.rest_api.enabled:
+        sources["authalttypes"] = sources["authaltparameters"] = "cluster_rest_api (JSON Web Tokens, its key's path)"
     for kind in ("prolog", "epilog", "prolog_slurmctld", "epilog_slurmctld", "task_prolog", "task_epilog"):
         if getattr(scripts, kind):
             sources[kind.replace("_", "")] = f"cluster_job_scripts.{kind}"
@@ -1059,8 +1061,35 @@ def typed_sources(cluster: Cluster) -> dict[str, tuple[str, str]]:
     return found
 
 
-def check_slurm_config(cluster: Cluster) -> list[str]:
+def _list_words(value: object) -> set[str]:
+    """The words of a comma-separated slurm.conf value (or a list of them), in lower case."""
+    items = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    return {str(item).strip().lower() for item in items if str(item).strip()}
+
+
+def kept_setting_errors(cluster: Cluster) -> list[str]:
+    """cluster_slurm_config values that would take out what the deployment needs of a key the model writes: the
+    configless flag of SlurmctldParameters (slurmd fetches its files from slurmctld) and task/cgroup of TaskPlugin
+    (cgroup.conf's confinement of cores, memory and GPUs goes through it)."""
     errors = []
+    for key, value in cluster.slurm_config:
+        words = _list_words(value) if value is not None else set()
+        if key.lower() == "slurmctldparameters" and cluster.configless and "enable_configless" not in words:
+            errors.append(
+                f"cluster_slurm_config.{key}: {value!r} leaves out enable_configless, which configless slurmd needs "
+                "(cluster_configless: every node fetches its files from slurmctld, and would not start without it); "
+                "add enable_configless to the list"
+            )
+        elif key.lower() == "taskplugin" and "task/cgroup" not in words:
+            errors.append(
+                f"cluster_slurm_config.{key}: {value!r} leaves out task/cgroup, through which jobs are confined to "
+                "their cores, memory and GPUs (cgroup.conf); keep task/cgroup in the list (task/cgroup,task/affinity)"
+            )
+    return errors
+
+
+def check_slurm_config(cluster: Cluster) -> list[str]:
+    errors = kept_setting_errors(cluster)
     release = str(cluster.release)
     typed = typed_sources(cluster)
     for key, value in cluster.slurm_config:

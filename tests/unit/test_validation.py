@@ -253,6 +253,21 @@ CASES: list[tuple[str, Mutation, str]] = [
         "the Contain cluster_pam_adopt needs (the job's extern step)",
     ),
     (
+        "configless without its flag",
+        _set("slurm_config", {"SlurmctldParameters": "idle_on_node_suspend"}),
+        "'idle_on_node_suspend' leaves out enable_configless, which configless slurmd needs",
+    ),
+    (
+        "tasks not confined",
+        _set("slurm_config", {"TaskPlugin": "task/affinity"}),
+        "'task/affinity' leaves out task/cgroup",
+    ),
+    (
+        "jwt settings beside the rest api",
+        lambda s, g: s.update(rest_api={"enabled": True}, slurm_config={"AuthAltParameters": "disable_token_creation"}),
+        "the model writes AuthAltParameters from cluster_rest_api",
+    ),
+    (
         "job container without cluster_job_tmpfs",
         _set("slurm_config", {"JobContainerType": "job_container/tmpfs"}),
         "JobContainerType: written by the model; set cluster_job_tmpfs.enabled instead",
@@ -738,6 +753,8 @@ def test_a_key_the_model_writes_from_a_default_may_be_set_through_cluster_slurm_
         "SchedulerParameters": "bf_continue",
         "PriorityWeightAge": 1000,
         "PriorityType": "priority/multifactor",
+        "SlurmctldParameters": ["enable_configless", "idle_on_node_suspend"],
+        "TaskPlugin": "task/cgroup,task/affinity",
     }
     assert inventory_errors(spec, valid_groups()) == []
     spec["scheduling"]["priority"] = {"weights": {"age": 10}}
