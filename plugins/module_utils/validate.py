@@ -98,6 +98,8 @@ PRIORITY_WEIGHTS = frozenset({"age", "assoc", "fairshare", "job_size", "partitio
 # Keys the model writes itself: setting them through cluster_slurm_config would fight the generators.
 MODEL_OWNED_KEYS: dict[str, str] = {
     "clustername": "cluster_name",
+    "slurmuser": "common_slurm_uid (the roles make the slurm user and give it the daemons' directories)",
+    "authtype": "the munge role (auth/munge: the roles distribute a MUNGE key, no slurm.key)",
     "slurmctldhost": "the controllers group",
     "nodename": "cluster_node_types",
     "partitionname": "cluster_partitions",

@@ -253,6 +253,12 @@ CASES: list[tuple[str, Mutation, str]] = [
         "the Contain cluster_pam_adopt needs (the job's extern step)",
     ),
     (
+        "another slurm user",
+        _set("slurm_config", {"SlurmUser": "slurmadm"}),
+        "cluster_slurm_config.SlurmUser: written by the model; set common_slurm_uid",
+    ),
+    ("another authentication", _set("slurm_config", {"AuthType": "auth/slurm"}), "AuthType: written by the model"),
+    (
         "configless without its flag",
         _set("slurm_config", {"SlurmctldParameters": "idle_on_node_suspend"}),
         "'idle_on_node_suspend' leaves out enable_configless, which configless slurmd needs",
