@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import command_stdout, moved_account_error
 from ansible_collections.gpucluster.cluster.plugins.module_utils.values import whole_in_range
 
 
@@ -39,6 +40,17 @@ def _text(value: Any) -> Any:
     return value if isinstance(value, (bool, int)) else str(value).strip()
 
 
+def common_moved_account_error(listed: Any, host: str, uids: Mapping[str, Any]) -> str:
+    """The refusal of a run that would give the slurm or munge account another id while its daemons run on ``host``;
+    "" where the ids agree, the accounts do not exist yet or none of their processes runs. ``listed``: the registered
+    result of the role's account listing (getent, pgrep); ``uids``: account -> (the variable, the id it gives)."""
+    wanted = {str(account): (str(pair[0]), int(_text(pair[1]))) for account, pair in uids.items()}
+    return moved_account_error(str(host), command_stdout(listed), wanted)
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
-        return {"common_settings_errors": common_settings_errors}
+        return {
+            "common_settings_errors": common_settings_errors,
+            "common_moved_account_error": common_moved_account_error,
+        }

@@ -326,3 +326,41 @@ def lost_clusters_error(host: str, database: str, held: Iterable[str], found: se
         f"afresh instead, set accounting_db_empty_confirm={names} and remove each controller's "
         "StateSaveLocation/clustername before slurmctld starts again"
     )
+
+
+def moved_account_error(host: str, listing: str, wanted: Mapping[str, tuple[str, int]]) -> str:
+    """The refusal of a run that would give a service account another id while its daemons run on ``host``
+    (``listing``: `getent passwd` and `getent group` lines of the accounts, then "running <account> <pid> <name>" for
+    each of its processes; ``wanted``: account -> (the variable, the id the run gives it)). usermod refuses to move a
+    user whose processes run - after the run has moved the group - and the daemons' files (the MUNGE key,
+    StateSaveLocation) would keep the old ids. An account of another id whose daemons do not run (a site image, the
+    lab's) is moved, as before, and so is a group of another gid; "" where nothing of that kind is found."""
+    ids: dict[str, list[str]] = {}
+    running: dict[str, list[str]] = {}
+    for line in listing.splitlines():
+        fields = line.split(":")
+        words = line.split()
+        if len(words) >= 4 and words[0] == "running" and words[1] in wanted:
+            running.setdefault(words[1], []).append(words[3])
+        elif len(fields) == 7 and fields[0] in wanted and fields[2] != str(wanted[fields[0]][1]):
+            ids.setdefault(fields[0], []).append(f"uid {fields[2]}")
+        elif len(fields) == 4 and fields[0] in wanted and fields[2] != str(wanted[fields[0]][1]):
+            ids.setdefault(fields[0], []).append(f"gid {fields[2]}")
+    # (usermod refuses a running user's new uid; a group's new gid it takes)
+    moved = [
+        account for account in wanted if any(i.startswith("uid") for i in ids.get(account, [])) and account in running
+    ]
+    if not moved:
+        return ""
+    said = "; ".join(
+        f"{account}: {' and '.join(ids[account])} here, {wanted[account][0]}: {wanted[account][1]}, and "
+        f"{', '.join(sorted(set(running[account])))} runs as {account}"
+        for account in moved
+    )
+    return (
+        f"{host}: this run would give service accounts other ids under their running daemons - {said}. usermod "
+        "refuses to move a user whose processes run (the run would stop after moving the group), and the daemons' "
+        "files (the MUNGE key, StateSaveLocation, the spool directories) would keep the old ids. Keep the ids the "
+        "hosts have (the same on every host: NFS and MUNGE need one id cluster-wide), or move the accounts by hand "
+        "first: stop the daemons, usermod -u / groupmod -g, chown the files of the old ids, then run again"
+    )

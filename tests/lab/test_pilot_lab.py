@@ -378,6 +378,21 @@ def test_a_renamed_cluster_is_refused_before_any_change(lab: Lab) -> None:
     assert "is UP" in docker_exec("pilot-ctl01", "scontrol", "ping")
 
 
+def test_a_service_account_is_not_moved_under_its_running_daemons(lab: Lab) -> None:
+    """common_munge_uid changed on a running cluster: usermod would refuse to move munge while munged runs, after the
+    run had moved its group. The common role reads the accounts and their processes first and stops, naming the ids;
+    nothing changed, munge keeps its uid."""
+    before = docker_exec("pilot-gpu01", "id", "-u", "munge").strip()
+    result = molecule("converge", "-s", "pilot", "--", "-e", "common_munge_uid=64099")
+    said = refused_unchanged(result)
+    assert "would give service accounts other ids under their running daemons - munge: uid " in said, failures(
+        result.stdout
+    )
+    assert "common_munge_uid: 64099, and munged runs as munge" in said
+    assert docker_exec("pilot-gpu01", "id", "-u", "munge").strip() == before
+    assert docker_exec("pilot-gpu01", "getent", "group", "munge").split(":")[2] == before
+
+
 def test_a_moved_state_directory_is_refused_before_any_change(lab: Lab) -> None:
     """Restarted on a StateSaveLocation without its state, slurmctld starts without its jobs, queued and running
     (tests/integration/test_cluster_name_state.py). A deploy moving it while slurmctld runs from the old one stops

@@ -460,3 +460,28 @@ def test_slurmdbd_is_not_started_on_a_database_without_the_clusters_the_controll
     fed = {"query_result": [[{"name": "pod1"}]]}
     assert "holds no cluster pod2" in accounting_lost_clusters_error(fed, ["pod1", "pod2"], "db01", "fed_db")
     assert accounting_lost_clusters_error(fed, ["pod1", "pod2"], "db01", "fed_db", "pod2") == ""
+
+
+def test_a_service_account_is_not_moved_under_its_running_daemons() -> None:
+    """common_slurm_uid/common_munge_uid other than the ids a host's accounts have: moved where their daemons do not
+    run (a site image, the lab's munge of uid 103), refused where they do (usermod would refuse after the group)."""
+    from ansible_collections.gpucluster.cluster.plugins.filter.common import common_moved_account_error
+
+    uids = {"slurm": ["common_slurm_uid", 64030], "munge": ["common_munge_uid", "64031"]}
+    image = "slurm:x:64030:64030::/nonexistent:/usr/sbin/nologin\nmunge:x:103:104::/nonexistent:/usr/sbin/nologin\n"
+    image += "slurm:x:64030:\nmunge:x:104:\n"
+    assert common_moved_account_error({"rc": 0, "stdout": image}, "gpu01", uids) == ""
+    assert common_moved_account_error({"rc": 0, "stdout": image + "running slurm 77 slurmd\n"}, "gpu01", uids) == ""
+    said = common_moved_account_error({"rc": 0, "stdout": image + "running munge 412 munged\n"}, "gpu01", uids)
+    assert said.startswith(
+        "gpu01: this run would give service accounts other ids under their running daemons - munge: uid 103 and gid "
+        "104 here, common_munge_uid: 64031, and munged runs as munge."
+    ), said
+    agreed = image.replace(":103:104:", ":64031:64031:").replace("munge:x:104:", "munge:x:64031:")
+    assert common_moved_account_error({"rc": 0, "stdout": agreed + "running munge 412 munged\n"}, "gpu01", uids) == ""
+    regrouped = image.replace(":103:104:", ":64031:104:")  # only the group's gid differs: groupmod takes it
+    assert (
+        common_moved_account_error({"rc": 0, "stdout": regrouped + "running munge 412 munged\n"}, "gpu01", uids) == ""
+    )
+    assert common_moved_account_error({"rc": 0, "stdout": ""}, "gpu01", uids) == ""  # a new host: no accounts yet
+    assert common_moved_account_error({"skipped": True}, "gpu01", uids) == ""
