@@ -1071,8 +1071,8 @@ def _list_words(value: object) -> set[str]:
 
 def kept_setting_errors(cluster: Cluster) -> list[str]:
     """cluster_slurm_config values that would take out what the deployment needs of a key the model writes: the
-    configless flag of SlurmctldParameters (slurmd fetches its files from slurmctld) and task/cgroup of TaskPlugin
-    (cgroup.conf's confinement of cores, memory and GPUs goes through it)."""
+    configless flag of SlurmctldParameters (slurmd fetches its files from slurmctld), proctrack/cgroup and task/cgroup
+    of TaskPlugin (cgroup.conf's confinement of cores, memory and GPUs goes through it)."""
     errors = []
     for key, value in cluster.slurm_config:
         words = _list_words(value) if value is not None else set()
@@ -1081,6 +1081,12 @@ def kept_setting_errors(cluster: Cluster) -> list[str]:
                 f"cluster_slurm_config.{key}: {value!r} leaves out enable_configless, which configless slurmd needs "
                 "(cluster_configless: every node fetches its files from slurmctld, and would not start without it); "
                 "add enable_configless to the list"
+            )
+        elif key.lower() == "proctracktype" and words != {"proctrack/cgroup"}:
+            errors.append(
+                f"cluster_slurm_config.{key}: {value!r} is not proctrack/cgroup, which the deployment relies on: a "
+                "job's processes are the job's cgroup (its ending kills them all, pam_slurm_adopt puts ssh sessions "
+                "there, the GPU clean-up finds them there); leave ProctrackType to the model"
             )
         elif key.lower() == "taskplugin" and "task/cgroup" not in words:
             errors.append(

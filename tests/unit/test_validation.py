@@ -264,6 +264,11 @@ CASES: list[tuple[str, Mutation, str]] = [
         "'idle_on_node_suspend' leaves out enable_configless, which configless slurmd needs",
     ),
     (
+        "processes not tracked by cgroup",
+        _set("slurm_config", {"ProctrackType": "proctrack/linuxproc"}),
+        "'proctrack/linuxproc' is not proctrack/cgroup",
+    ),
+    (
         "tasks not confined",
         _set("slurm_config", {"TaskPlugin": "task/affinity"}),
         "'task/affinity' leaves out task/cgroup",
