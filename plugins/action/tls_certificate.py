@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from ansible.errors import AnsibleActionFail
+from ansible.module_utils.parsing.convert_bool import boolean
 from ansible.plugins.action import ActionBase
-from ansible_collections.gpucluster.cluster.plugins.plugin_utils import tls
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils import tier1, tls
 
 _ARGS = (
     "name",
@@ -24,6 +25,7 @@ _ARGS = (
     "ca_common_name",
     "days",
     "renew_days",
+    "ca_replace",
 )
 
 
@@ -40,23 +42,46 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         if missing:
             raise AnsibleActionFail(f"tls_certificate: {', '.join(missing)} must be given")
         check = bool(self._task.check_mode)
+        directory = (
+            Path(str(args.get("ca_dir") or "")).expanduser() if args.get("ca_dir") and not args.get("ca_cert") else None
+        )
+        replace = boolean(args.get("ca_replace", False), strict=False)
+        run = tier1.run_token()
+        host = str(args["common_name"])
+        files = {"dir": args["dir"], "name": args["name"], "group": args["group"]}
+        if directory is not None and not (directory / "ca.key").exists() and not replace:
+            # No cluster CA on this controller: made only for a host that holds no certificate of another one
+            # (a new cluster), never under a running one (another checkout, a fresh clone of the inventory).
+            before = self._files(dict(files, ca=""), task_vars)
+            if before.get("failed"):
+                return before
+            issuer = tls.issuer_name(str(before.get("certificate") or ""))
+            if issuer:
+                raise AnsibleActionFail(tls.refuse_new_ca(directory, host, issuer, run, check=check))
         try:
             sans = tls.subject_alt_names(args.get("sans") or [])
             ca = tls.certificate_authority(
-                directory=Path(str(args.get("ca_dir") or "")).expanduser() if args.get("ca_dir") else None,
+                directory=directory,
                 cert=str(args.get("ca_cert") or ""),
                 key=str(args.get("ca_key") or ""),
                 common_name=str(args.get("ca_common_name") or "gpucluster cluster CA"),
                 check=check,
+                made_by=run,
+                replace=replace,
             )
         except tls.TLSError as exc:
             raise AnsibleActionFail(f"tls_certificate ({args['name']}): {exc}") from exc
 
-        files = {"dir": args["dir"], "name": args["name"], "group": args["group"]}
         probe = self._files(dict(files, ca=ca.cert_pem), task_vars)
         if probe.get("failed"):
             return probe
         written: list[str] = list(probe["written"])
+        held = str(probe["certificate"])
+        # the CA was made a moment ago in this run (for a host without a certificate) while this host holds one of
+        # another CA: the cluster's CA is lost on this controller, not new
+        lost = directory is not None and tls.made_in(directory, run) and not tls.signed_by(held, ca)
+        if lost and not replace and directory is not None and (issuer := tls.issuer_name(held)):
+            raise AnsibleActionFail(tls.refuse_new_ca(directory, host, issuer, run, check=check))
         decision = tls.decide(
             held=probe["certificate"],
             public_key=probe["public_key"],

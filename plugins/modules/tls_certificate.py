@@ -12,7 +12,8 @@ description:
     common name and names, signed by the CA, not ending within O(renew_days) - or signs a new one for the public key
     with the CA, which a second call installs. C(<dir>/ca.crt) is kept equal to the CA's certificate.
   - The CA is a site's (O(ca_cert) and O(ca_key), files on the controller) or the cluster's own under O(ca_dir),
-    made at the first run (ca.key 0600, RSA 4096, ten years; one fork at a time).
+    made at the first run (ca.key 0600, RSA 4096, ten years; one fork at a time) - never for a host that holds a
+    certificate of another CA (see O(ca_replace)).
   - Check mode changes nothing on the host or the controller; a CA or key that does not exist yet is reported as
     to be made, and the certificate as to be issued.
 version_added: "0.1.0"
@@ -60,6 +61,14 @@ options:
     description: A held certificate ending within this many days is replaced.
     type: int
     default: 30
+  ca_replace:
+    description:
+      - Make a new cluster CA under O(ca_dir) although the host holds a certificate of another CA. Without it, a CA
+        missing from O(ca_dir) is not made where the host holds a certificate (the cluster's CA is lost on this
+        controller, not new), nor again in that directory until the CA is back; a CA this run made a moment earlier
+        for a host without a certificate is taken back.
+    type: bool
+    default: false
 attributes:
   check_mode:
     support: full

@@ -95,10 +95,85 @@ def _private_key(path: Path) -> CertificateIssuerPrivateKeyTypes:
     return key
 
 
-def certificate_authority(directory: Path | None, cert: str, key: str, common_name: str, check: bool) -> Authority:
+# In the cluster CA's directory: which run made the CA (the run's token), and - once a run found a host holding a
+# certificate of another CA while this one was missing - that CA's name: no CA is made again until the cluster's own
+# is put back (or common_tls_ca_replace says to start anew).
+MADE_BY = "ca.made-by"
+LOST = "ca.lost"
+
+
+def issuer_name(held: str) -> str:
+    """The issuer's common name of a certificate a host holds ("" for none, or one that cannot be read)."""
+    if not held.strip():
+        return ""
+    try:
+        names = x509.load_pem_x509_certificate(held.encode()).issuer.get_attributes_for_oid(NameOID.COMMON_NAME)
+    except ValueError:
+        return ""
+    return str(names[0].value) if names else "(an unnamed CA)"
+
+
+def lost_ca_error(host: str, issuer: str, directory: Path) -> str:
+    """The refusal of a run that would make a new cluster CA while ``host`` holds a certificate of another one
+    (``issuer``: its name): every service's certificate would be signed anew and each service restarted onto a CA
+    its peers do not trust yet (a Galera node would not rejoin)."""
+    return (
+        f"{host} holds a certificate signed by '{issuer}', but the cluster CA is not in {directory} on this "
+        "controller (another checkout, a fresh clone of the inventory): this run would make a new CA, sign every "
+        "service's certificate anew and restart each service onto a CA its peers do not trust yet (a Galera node "
+        "restarted so would not rejoin). Copy the CA (ca.key and ca.crt) from where the cluster was deployed into "
+        f"{directory}, or name it with common_tls_ca_cert and common_tls_ca_key; to replace the cluster's CA on "
+        "purpose, set common_tls_ca_replace: true for one run. Nothing was signed"
+    )
+
+
+def refuse_new_ca(directory: Path, host: str, issuer: str, made_by: str, *, check: bool = False) -> str:
+    """Where a host holds a certificate of another CA: the CA this run made, if any, taken back (a host without a
+    certificate may have made it a moment earlier), and no CA made again in this directory until the cluster's own is
+    back (check mode: nothing written). Returns the refusal."""
+    if check:
+        return lost_ca_error(host, issuer, directory)
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with _locked(directory):
+        marker = directory / MADE_BY
+        if made_by and marker.exists() and marker.read_text(encoding="utf-8") == made_by:
+            for name in ("ca.key", "ca.crt", MADE_BY):
+                (directory / name).unlink(missing_ok=True)
+        write_atomically(str(directory / LOST), f"{issuer}\n".encode(), 0o600)
+    return lost_ca_error(host, issuer, directory)
+
+
+def signed_by(held: str, ca: Authority) -> bool:
+    """Whether a certificate a host holds was signed by ``ca``."""
+    if ca.cert is None or not held.strip():
+        return False
+    try:
+        x509.load_pem_x509_certificate(held.encode()).verify_directly_issued_by(ca.cert)
+    except (ValueError, TypeError, InvalidSignature):
+        return False
+    return True
+
+
+def made_in(directory: Path | None, made_by: str) -> bool:
+    """Whether the cluster CA under ``directory`` was made by the run ``made_by``."""
+    marker = directory / MADE_BY if directory is not None else None
+    return bool(made_by) and marker is not None and marker.exists() and marker.read_text(encoding="utf-8") == made_by
+
+
+def certificate_authority(
+    directory: Path | None,
+    cert: str,
+    key: str,
+    common_name: str,
+    check: bool,
+    *,
+    made_by: str = "",
+    replace: bool = False,
+) -> Authority:
     """A site's CA (``cert`` and ``key``, files on the controller) or the cluster's own under ``directory`` (ca.key
     0600, ca.crt 0644, the directory 0700), made where missing - not in check mode, which reports what it would
-    make and has no key to sign with."""
+    make and has no key to sign with, and not where a run found the cluster's CA lost (``LOST``) unless ``replace``.
+    ``made_by``: the run, kept beside a CA it makes."""
     if bool(cert) != bool(key):
         raise TLSError("common_tls_ca_cert and common_tls_ca_key name a site CA together: set both or neither")
     if cert:
@@ -118,7 +193,15 @@ def certificate_authority(directory: Path | None, cert: str, key: str, common_na
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     made: list[Path] = []
     with _locked(directory):
+        lost = directory / LOST
+        if replace:
+            lost.unlink(missing_ok=True)
+        if not key_path.exists() and lost.exists():
+            issuer = lost.read_text(encoding="utf-8").strip()
+            raise TLSError(lost_ca_error("a host of this cluster", issuer, directory))
         if not key_path.exists():
+            if made_by:
+                write_atomically(str(directory / MADE_BY), made_by.encode(), 0o600)
             new_key = rsa.generate_private_key(public_exponent=65537, key_size=CA_KEY_SIZE)
             pem = new_key.private_bytes(
                 serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()

@@ -19,8 +19,11 @@ from .conftest import ANSIBLE_PLAYBOOK, ROOT
 ANSIBLE = ANSIBLE_PLAYBOOK.parent / "ansible" if ANSIBLE_PLAYBOOK.exists() else Path("ansible")
 
 
-def _run(host_dir: Path, ca_dir: Path, sans: list[str], *extra: str, ca: str = "") -> subprocess.CompletedProcess[str]:
+def _run(
+    host_dir: Path, ca_dir: Path, sans: list[str], *extra: str, ca: str = "", replace: bool = False
+) -> subprocess.CompletedProcess[str]:
     args = {
+        **({"ca_replace": True} if replace else {}),
         "name": "svc",
         "dir": str(host_dir),
         "group": "root",
@@ -73,3 +76,42 @@ def test_made_once_kept_reissued_for_new_names_and_never_shown(tmp_path: Path) -
 
     half = _run(host, pki, sans, ca=str(pki / "ca.crt"))
     assert half.returncode != 0 and "set both or neither" in half.stdout, half.stdout + half.stderr
+
+
+def test_a_lost_cluster_ca_is_not_made_anew_under_a_running_cluster(tmp_path: Path) -> None:
+    """The cluster CA missing on the controller (another checkout, a fresh clone of the inventory) while the host holds
+    a certificate of it: no new CA is made and nothing is signed - a new CA would restart every TLS service onto a CA
+    its peers do not trust. The refusal holds for a host without a certificate too, until the CA is put back; then
+    nothing changes. common_tls_ca_replace makes a new CA on purpose."""
+    host, pki = tmp_path / "host" / "tls", tmp_path / "pki"
+    sans = ["DNS:node01"]
+    assert _run(host, pki, sans).returncode == 0
+    held = (host / "svc.crt").read_bytes()
+    kept = tmp_path / "pki-kept"
+    pki.rename(kept)
+
+    for extra in (("--check",), ()):
+        refused = _run(host, pki, sans, *extra)
+        said = " ".join(refused.stdout.split())
+        assert refused.returncode != 0, said
+        assert "node01 holds a certificate signed by 'test cluster CA', but the cluster CA is not in" in said, said
+        assert not (pki / "ca.key").exists() and (host / "svc.crt").read_bytes() == held
+    assert (pki / "ca.lost").read_text().strip() == "test cluster CA"
+
+    newcomer = _run(tmp_path / "new" / "tls", pki, sans)  # a host without a certificate: no CA made either
+    assert newcomer.returncode != 0 and "the cluster CA is not in" in " ".join(newcomer.stdout.split())
+    assert not (pki / "ca.key").exists() and not (tmp_path / "new" / "tls" / "svc.crt").exists()
+
+    for name in ("ca.key", "ca.crt"):
+        (pki / name).write_bytes((kept / name).read_bytes())
+    back = _run(host, pki, sans)
+    assert back.returncode == 0 and "changed: false" in back.stdout, back.stdout + back.stderr
+    assert (host / "svc.crt").read_bytes() == held
+
+    (pki / "ca.key").unlink()
+    (pki / "ca.crt").unlink()
+    replaced = _run(host, pki, sans, replace=True)
+    assert replaced.returncode == 0 and "CHANGED" in replaced.stdout, replaced.stdout + replaced.stderr
+    new_ca = x509.load_pem_x509_certificate((pki / "ca.crt").read_bytes())
+    x509.load_pem_x509_certificate((host / "svc.crt").read_bytes()).verify_directly_issued_by(new_ca)
+    assert not (pki / "ca.lost").exists()

@@ -135,3 +135,27 @@ def test_a_strict_verifier_takes_the_certificate_for_each_of_its_names(
         subject = name if isinstance(name, x509.DNSName) else x509.IPAddress(name.value)
         verifier = PolicyBuilder().store(Store([ca.cert])).build_server_verifier(subject)
         assert verifier.verify(leaf, [])[0] == leaf
+
+
+def test_a_ca_made_this_run_is_taken_back_where_a_host_holds_another_cas(
+    tmp_path: Path, ca: tls.Authority, host_key: rsa.RSAPrivateKey
+) -> None:
+    """A host without a certificate made the cluster CA a moment ago (the controller had lost the cluster's), then a
+    host holding a certificate of the cluster's CA is met: the new CA is taken back, and none is made again in that
+    directory until the cluster's own is back (or replace starts anew)."""
+    held = tls.sign(_public(host_key), ca, "node02", tls.subject_alt_names(["DNS:node02"]), days=30)
+    assert tls.issuer_name(held) == "lab cluster CA" and tls.issuer_name("") == ""
+    directory = tmp_path / "pki"
+    made = tls.certificate_authority(directory, "", "", "test cluster CA", False, made_by="run-1")
+    assert tls.made_in(directory, "run-1") and not tls.made_in(directory, "run-2")
+    assert not tls.signed_by(held, made) and tls.signed_by(held, ca)
+    said = tls.refuse_new_ca(directory, "node02", tls.issuer_name(held), "run-1")
+    assert said.startswith("node02 holds a certificate signed by 'lab cluster CA', but the cluster CA is not in")
+    assert not (directory / "ca.key").exists() and not (directory / "ca.crt").exists()
+    with pytest.raises(tls.TLSError, match="holds a certificate signed by 'lab cluster CA'"):
+        tls.certificate_authority(directory, "", "", "test cluster CA", False, made_by="run-2")
+    again = tls.certificate_authority(directory, "", "", "test cluster CA", False, made_by="run-2", replace=True)
+    assert again.key is not None and not (directory / "ca.lost").exists()
+    # a CA an earlier run made is not taken back by a later run's refusal
+    tls.refuse_new_ca(directory, "node02", "test cluster CA", "run-3")
+    assert (directory / "ca.key").exists()
