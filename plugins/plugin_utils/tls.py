@@ -116,14 +116,15 @@ def issuer_name(held: str) -> str:
 def lost_ca_error(host: str, issuer: str, directory: Path) -> str:
     """The refusal of a run that would make a new cluster CA while ``host`` holds a certificate of another one
     (``issuer``: its name): every service's certificate would be signed anew and each service restarted onto a CA
-    its peers do not trust yet (a Galera node would not rejoin)."""
+    its peers do not trust yet (the next Galera node restarted would give up without joining the others)."""
     return (
         f"{host} holds a certificate signed by '{issuer}', but the cluster CA is not in {directory} on this "
         "controller (another checkout, a fresh clone of the inventory): this run would make a new CA, sign every "
-        "service's certificate anew and restart each service onto a CA its peers do not trust yet (a Galera node "
-        "restarted so would not rejoin). Copy the CA (ca.key and ca.crt) from where the cluster was deployed into "
-        f"{directory}, or name it with common_tls_ca_cert and common_tls_ca_key; to replace the cluster's CA on "
-        "purpose, set common_tls_ca_replace: true for one run. Nothing was signed"
+        "service's certificate anew and restart each service onto a CA its peers do not trust yet (the next Galera "
+        "node restarted would give up without joining the others, which hold the old CA's certificates). Copy the "
+        f"CA (ca.key and ca.crt) from where the cluster was deployed into {directory}, or name it with "
+        "common_tls_ca_cert and common_tls_ca_key; to replace the cluster's CA on purpose, set "
+        "common_tls_ca_replace: true for one run. Nothing was signed"
     )
 
 

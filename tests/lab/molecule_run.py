@@ -219,8 +219,14 @@ def build_earlier_phase(
     """A scenario's containers from bare images (bring_up), then its earlier phase built on some of them by
     playbooks/deploy.yml with that phase's static ``inventory``. Returns the converge's seconds."""
     bring_up(scenario, suite, volumes, env)
+    # One cluster CA across the phases, as a site keeps it: the later phase's inventory is Molecule's, whose
+    # common_tls_ca_dir is its .pki (a CA missing there while the hosts hold certificates is refused as lost).
+    ephemeral = (env or {}).get("MOLECULE_EPHEMERAL_DIRECTORY")
+    keep_ca = ["-e", f"common_tls_ca_dir={ephemeral}/inventory/.pki"] if ephemeral else []
     start = time.monotonic()
-    result = ansible_playbook(inventory, "deploy.yml", "--skip-tags", "monitoring,user_env", suite=suite, env=env)
+    result = ansible_playbook(
+        inventory, "deploy.yml", "--skip-tags", "monitoring,user_env", *keep_ca, suite=suite, env=env
+    )
     assert result.returncode == 0, failures(result.stdout) + result.stdout[-3000:] + result.stderr[-3000:]
     return time.monotonic() - start
 
