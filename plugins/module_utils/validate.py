@@ -199,7 +199,8 @@ def check_controllers(cluster: Cluster) -> list[str]:
             "with slurmctld. Move them out of one group, or set cluster_controllers_run_jobs: true to "
             "accept it (small labs only)"
         )
-    logins = sorted(set(cluster.login) & set(cluster.compute))
+    # (a controller in both is an all-in-one host, which cluster_controllers_run_jobs keeps to small labs)
+    logins = sorted((set(cluster.login) & set(cluster.compute)) - set(cluster.controllers))
     if logins and cluster.pam_adopt:
         errors.append(
             f"inventory: hosts {_hosts(logins)} are in both 'login' and 'compute' with cluster_pam_adopt: true; "

@@ -756,6 +756,15 @@ def test_the_valid_inventory_passes() -> None:
     assert inventory_errors(valid_spec(), valid_groups()) == []
 
 
+def test_an_all_in_one_lab_host_may_be_login_and_compute_under_pam_slurm_adopt() -> None:
+    """A controller that runs jobs (cluster_controllers_run_jobs, small labs) in every group: not refused as a login
+    node that is also a compute node - the role scenarios' one host is such a host."""
+    spec, groups = valid_spec(), valid_groups()
+    spec.update(pam_adopt=True, controllers_run_jobs=True)
+    groups.update(controllers=["gpu02"], login=["gpu02"])
+    assert not [error for error in inventory_errors(spec, groups) if "'login' and 'compute'" in error]
+
+
 def test_a_key_the_model_writes_from_a_default_may_be_set_through_cluster_slurm_config() -> None:
     """Only a key the model writes from a setting the inventory gives is refused in cluster_slurm_config (one of the
     two would be lost); a key it writes from its own default is the site's to change."""
