@@ -1083,13 +1083,13 @@ def kept_setting_errors(cluster: Cluster) -> list[str]:
                 "(cluster_configless: every node fetches its files from slurmctld, and would not start without it); "
                 "add enable_configless to the list"
             )
-        elif key.lower() == "proctracktype" and words != {"proctrack/cgroup"}:
+        elif key.lower() == "proctracktype" and not (words and words <= {"proctrack/cgroup", "cgroup"}):
             errors.append(
                 f"cluster_slurm_config.{key}: {value!r} is not proctrack/cgroup, which the deployment relies on: a "
                 "job's processes are the job's cgroup (its ending kills them all, pam_slurm_adopt puts ssh sessions "
                 "there, the GPU clean-up finds them there); leave ProctrackType to the model"
             )
-        elif key.lower() == "taskplugin" and "task/cgroup" not in words:
+        elif key.lower() == "taskplugin" and not words & {"task/cgroup", "cgroup"}:
             errors.append(
                 f"cluster_slurm_config.{key}: {value!r} leaves out task/cgroup, through which jobs are confined to "
                 "their cores, memory and GPUs (cgroup.conf); keep task/cgroup in the list (task/cgroup,task/affinity)"
