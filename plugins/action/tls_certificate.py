@@ -79,11 +79,12 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         held = str(probe["certificate"])
         # the CA was made a moment ago in this run (for a host without a certificate) while this host holds one of
         # another CA: the cluster's CA is lost on this controller, not new
-        lost = directory is not None and tls.made_in(directory, run) and not tls.signed_by(held, ca)
-        if lost and not replace and directory is not None and (issuer := tls.issuer_name(held)):
-            raise AnsibleActionFail(tls.refuse_new_ca(directory, host, issuer, run, check=check))
+        if directory is not None and not replace and tls.made_in(directory, run) and not tls.signed_by(held, ca):
+            issuer = tls.issuer_name(held)
+            if issuer:
+                raise AnsibleActionFail(tls.refuse_new_ca(directory, host, issuer, run, check=check))
         decision = tls.decide(
-            held=probe["certificate"],
+            held=held,
             public_key=probe["public_key"],
             ca=ca,
             common_name=str(args["common_name"]),

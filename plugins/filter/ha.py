@@ -122,8 +122,8 @@ def pacemaker_shared_state_error(slurped: Any, host: str, controllers: Sequence[
     """The refusal of a StateSaveLocation that ``host`` does not share with its pair, or shares beyond it; "" where it
     sees its own pair's marker. ``slurped``: StateSaveLocation/.gpucluster-shared as ansible.builtin.slurp read it
     (failed where there is no such file)."""
-    found = isinstance(slurped, Mapping) and not slurped.get("failed") and "content" in slurped
-    marker = slurped_text(str(slurped["content"])) if found and isinstance(slurped, Mapping) else None
+    read = isinstance(slurped, Mapping) and not slurped.get("failed") and "content" in slurped
+    marker = slurped_text(str(slurped.get("content"))) if read else None
     return shared_state_error(str(host), [str(name) for name in controllers], str(state_save_location), marker)
 
 

@@ -111,6 +111,10 @@ MODEL_OWNED_KEYS: dict[str, str] = {
     "accountingstoragetres": "cluster_accounting.tres (the model tracks gres/gpu and what QOS limits and weights need)",
     "preempttype": "cluster_scheduling.preempt.type",
     "preemptmode": "cluster_scheduling.preempt.mode",
+    # (without the model's job_container.conf, which it writes only with cluster_job_tmpfs, slurmd would not start
+    # the plugin)
+    "jobcontainertype": "cluster_job_tmpfs.enabled",
+    "namespacetype": "cluster_job_tmpfs.enabled",
     "healthcheckprogram": "cluster_health_check (the program is the project's node health check)",
     "healthcheckinterval": "cluster_health_check.interval",
     "healthchecknodestate": "cluster_health_check.node_state",
@@ -911,14 +915,8 @@ def check_job_tmpfs(cluster: Cluster) -> list[str]:
     """cluster_job_tmpfs: absolute paths, the base outside the private directories, Dirs only where Slurm reads it."""
     tmpfs = cluster.job_tmpfs
     where = "cluster_job_tmpfs"
-    # (without the model's job_container.conf, which it writes only with enabled, slurmd would not start the plugin)
-    owned = [
-        f"cluster_slurm_config.{key}: written by the model; set {where}.enabled instead"
-        for key, _value in cluster.slurm_config
-        if key.lower() in ("jobcontainertype", "namespacetype")
-    ]
     if not tmpfs.enabled:
-        return owned
+        return []
     errors = [
         f"{where}.{key}: '{path}' is not an absolute path"
         for key, paths in (("base_path", (tmpfs.base_path,)), ("dirs", tmpfs.dirs))
@@ -936,7 +934,7 @@ def check_job_tmpfs(cluster: Cluster) -> list[str]:
             f"{where}.dirs: Slurm {cluster.release} makes /tmp and /dev/shm private and reads no other list (Dirs= "
             f"needs {cluster.release.introducing('job_container_dirs')}); leave dirs out"
         )
-    return errors + owned
+    return errors
 
 
 def check_health_check(cluster: Cluster) -> list[str]:
