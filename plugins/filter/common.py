@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import command_stdout, moved_account_error
+from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state import (
+    command_stdout,
+    moved_account_error,
+    moved_account_ids,
+)
 from ansible_collections.gpucluster.cluster.plugins.module_utils.values import whole_in_range
 
 
@@ -48,9 +52,17 @@ def common_moved_account_error(listed: Any, host: str, uids: Mapping[str, Any]) 
     return moved_account_error(str(host), command_stdout(listed), wanted)
 
 
+def common_moved_account_ids(listed: Any, uids: Mapping[str, Any], state_save_location: Any) -> list[dict[str, Any]]:
+    """The ids the run moves (an account or group of another id than ``uids`` gives it), each with the directories
+    whose files of the old id take the new one; ``listed`` and ``uids`` as common_moved_account_error's."""
+    wanted = {str(account): (str(pair[0]), int(_text(pair[1]))) for account, pair in uids.items()}
+    return moved_account_ids(command_stdout(listed), wanted, str(state_save_location or ""))
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
             "common_settings_errors": common_settings_errors,
             "common_moved_account_error": common_moved_account_error,
+            "common_moved_account_ids": common_moved_account_ids,
         }

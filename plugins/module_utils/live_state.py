@@ -20,6 +20,7 @@ import binascii
 import posixpath
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .hostlist import HostlistError, expand, fold
 from .releases import Release
@@ -328,39 +329,103 @@ def lost_clusters_error(host: str, database: str, held: Iterable[str], found: se
     )
 
 
-def moved_account_error(host: str, listing: str, wanted: Mapping[str, tuple[str, int]]) -> str:
-    """The refusal of a run that would give a service account another id while its daemons run on ``host``
-    (``listing``: `getent passwd` and `getent group` lines of the accounts, then "running <account> <pid> <name>" for
-    each of its processes; ``wanted``: account -> (the variable, the id the run gives it)). usermod refuses to move a
-    user whose processes run - after the run has moved the group - and the daemons' files (the MUNGE key,
-    StateSaveLocation) would keep the old ids. An account of another id whose daemons do not run (a site image, the
-    lab's) is moved, as before, and so is a group of another gid; "" where nothing of that kind is found."""
-    ids: dict[str, list[str]] = {}
+# Where the slurm and munge daemons keep their files (StateSaveLocation, wherever the inventory puts it, is added): a
+# moved account's files there are given its new ids, or its daemons could no longer read them.
+SERVICE_DIRS = {
+    "slurm": ("/etc/slurm", "/var/spool", "/var/log/slurm", "/var/lib/slurm", "/var/backups/gpucluster"),
+    "munge": ("/etc/munge", "/var/lib/munge", "/var/log/munge"),
+}
+
+
+def _accounts(
+    listing: str, wanted: Mapping[str, tuple[str, int]]
+) -> tuple[dict[str, dict[str, int]], dict[str, list[str]], dict[str, set[str]]]:
+    """The listing's ids of the wanted accounts (account -> {"uid", "gid"} as the host has them), their running
+    processes, and the names other accounts and groups of the wanted ids have ("uid 100" -> {"systemd-network"})."""
+    ids: dict[str, dict[str, int]] = {}
     running: dict[str, list[str]] = {}
+    taken: dict[str, set[str]] = {}
     for line in listing.splitlines():
         fields = line.split(":")
         words = line.split()
         if len(words) >= 4 and words[0] == "running" and words[1] in wanted:
             running.setdefault(words[1], []).append(words[3])
-        elif len(fields) == 7 and fields[0] in wanted and fields[2] != str(wanted[fields[0]][1]):
-            ids.setdefault(fields[0], []).append(f"uid {fields[2]}")
-        elif len(fields) == 4 and fields[0] in wanted and fields[2] != str(wanted[fields[0]][1]):
-            ids.setdefault(fields[0], []).append(f"gid {fields[2]}")
-    # (usermod refuses a running user's new uid; a group's new gid it takes)
-    moved = [
-        account for account in wanted if any(i.startswith("uid") for i in ids.get(account, [])) and account in running
+            continue
+        kind = "uid" if len(fields) == 7 else "gid" if len(fields) == 4 else ""
+        if not kind or not fields[2].isdigit():
+            continue
+        if fields[0] in wanted:
+            ids.setdefault(fields[0], {})[kind] = int(fields[2])
+        elif int(fields[2]) in {new for _, new in wanted.values()}:
+            taken.setdefault(f"{kind} {fields[2]}", set()).add(fields[0])
+    return ids, running, taken
+
+
+def moved_account_error(host: str, listing: str, wanted: Mapping[str, tuple[str, int]]) -> str:
+    """The refusal of a run that would give a service account another id while its daemons run on ``host``
+    (``listing``: `getent passwd` and `getent group` lines of the accounts and of the ids they are to have, then
+    "running <account> <pid> <name>" for each of its processes; ``wanted``: account -> (the variable, the id the run
+    gives it)). usermod refuses to move a user whose processes run - after the run has moved the group. Refused too:
+    an id another account or group of the host has (usermod and groupmod refuse it, half-way). An account of another
+    id whose daemons do not run (a site image, the lab's) is moved, its files with it (moved_account_ids), and so is
+    a group of another gid; "" where nothing of that kind is found."""
+    ids, running, taken = _accounts(listing, wanted)
+    errors = [
+        f"{variable}: {new} is the {kind} of {', '.join(sorted(taken[f'{kind} {new}']))} here"
+        for account, (variable, new) in wanted.items()
+        for kind in ("uid", "gid")
+        if f"{kind} {new}" in taken and ids.get(account, {}).get(kind) != new
     ]
+    if errors:
+        return (
+            f"{host}: {'; '.join(errors)} - usermod and groupmod refuse an id another account or group has (the run "
+            "would stop half-way, the group moved and the user not). Give the service accounts ids no account or "
+            "group of the hosts has (the same on every host: NFS and MUNGE need one id cluster-wide)"
+        )
+    moved = [account for account in wanted if _moved(ids, account, wanted) and account in running]
     if not moved:
         return ""
     said = "; ".join(
-        f"{account}: {' and '.join(ids[account])} here, {wanted[account][0]}: {wanted[account][1]}, and "
-        f"{', '.join(sorted(set(running[account])))} runs as {account}"
+        f"{account}: {' and '.join(_other_ids(ids[account], wanted[account][1]))} here, {wanted[account][0]}: "
+        f"{wanted[account][1]}, and {', '.join(sorted(set(running[account])))} runs as {account}"
         for account in moved
     )
     return (
         f"{host}: this run would give service accounts other ids under their running daemons - {said}. usermod "
-        "refuses to move a user whose processes run (the run would stop after moving the group), and the daemons' "
-        "files (the MUNGE key, StateSaveLocation, the spool directories) would keep the old ids. Keep the ids the "
-        "hosts have (the same on every host: NFS and MUNGE need one id cluster-wide), or move the accounts by hand "
-        "first: stop the daemons, usermod -u / groupmod -g, chown the files of the old ids, then run again"
+        "refuses to move a user whose processes run (the run would stop after moving the group). Keep the ids the "
+        "hosts have (the same on every host: NFS and MUNGE need one id cluster-wide), or stop the daemons on every "
+        "host and run again: the accounts are moved with their files (the MUNGE key, StateSaveLocation, the spool "
+        "and log directories)"
     )
+
+
+def _other_ids(ids: Mapping[str, int], new: int) -> list[str]:
+    """An account's ids that are not ``new`` ("uid 103", "gid 104")."""
+    return [f"{kind} {ids[kind]}" for kind in ("uid", "gid") if kind in ids and ids[kind] != new]
+
+
+def _moved(ids: Mapping[str, Mapping[str, int]], account: str, wanted: Mapping[str, tuple[str, int]]) -> bool:
+    """Whether ``account``'s uid is another than the one wanted (a group's gid alone groupmod moves under running
+    processes)."""
+    return account in ids and "uid" in ids[account] and ids[account]["uid"] != wanted[account][1]
+
+
+def moved_account_ids(
+    listing: str, wanted: Mapping[str, tuple[str, int]], state_save_location: str
+) -> list[dict[str, Any]]:
+    """The ids of the service accounts a run moves (an account or group of another id than ``wanted``'s), each with
+    the directories whose files of the old id take the new one: find's option (-uid, -gid), the old and the new id,
+    the directories (SERVICE_DIRS, and for slurm ``state_save_location``). Without this, slurmctld moved to a new uid
+    could not read its StateSaveLocation (owner-only files of the old uid) and starts without its jobs, munged
+    refuses a key of another owner."""
+    ids, _, _ = _accounts(listing, wanted)
+    moves: list[dict[str, Any]] = []
+    for account, (_, new) in wanted.items():
+        dirs = list(SERVICE_DIRS.get(account, ()))
+        if account == "slurm" and state_save_location and state_save_location not in dirs:
+            dirs.append(state_save_location)
+        for kind in ("uid", "gid"):
+            old = ids.get(account, {}).get(kind)
+            if old is not None and old != new:
+                moves.append({"account": account, "option": f"-{kind}", "old": old, "new": new, "dirs": dirs})
+    return moves

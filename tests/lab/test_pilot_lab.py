@@ -393,6 +393,36 @@ def test_a_service_account_is_not_moved_under_its_running_daemons(lab: Lab) -> N
     assert docker_exec("pilot-gpu01", "getent", "group", "munge").split(":")[2] == before
 
 
+def test_a_service_account_is_moved_with_its_daemons_files(lab: Lab) -> None:
+    """common_slurm_uid changed with slurm's daemons stopped (slurmctld, slurmdbd): the accounts move on every host,
+    and the files of the old uid in the daemons' directories with them - slurmctld of the new uid reads its
+    owner-only StateSaveLocation and starts with the job it held (without the move, "No job state file" and the job
+    gone). Moved back the same way. (--tags users: the account tasks alone, nothing else fixing the files.)"""
+    ctl, dbd = "pilot-ctl01", "pilot-dbd01"
+    held = docker_exec(ctl, "sbatch", "--parsable", "--hold", "--mem=100M", "--wrap", "true").strip()
+    old = docker_exec(ctl, "id", "-u", "slurm").strip()
+
+    def moved_to(uid: str) -> None:
+        docker_exec(ctl, "systemctl", "stop", "slurmctld")
+        docker_exec(dbd, "systemctl", "stop", "slurmdbd")
+        result = molecule("converge", "-s", "pilot", "--", "-e", f"common_slurm_uid={uid}", "--tags", "users")
+        assert result.returncode == 0, failures(result.stdout)
+        for host in (ctl, dbd, "pilot-gpu01"):
+            assert docker_exec(host, "id", "-u", "slurm").strip() == uid, host
+        left = sh(ctl, "find /var/spool/slurmctld /var/log/slurm /etc/slurm -nouser -o -nogroup")
+        assert not left.strip(), left
+        docker_exec(dbd, "systemctl", "start", "slurmdbd")
+        docker_exec(ctl, "systemctl", "start", "slurmctld")
+        molecule_run.wait_for(f"job {held} in the queue of slurmctld as uid {uid}", lambda: squeue_job(ctl, held), 90)
+        assert squeue_job(ctl, held).startswith("PENDING"), squeue_job(ctl, held)
+
+    try:
+        moved_to("64099")
+    finally:
+        moved_to(old)
+        docker_exec(ctl, "scancel", held)
+
+
 def test_a_moved_state_directory_is_refused_before_any_change(lab: Lab) -> None:
     """Restarted on a StateSaveLocation without its state, slurmctld starts without its jobs, queued and running
     (tests/integration/test_cluster_name_state.py). A deploy moving it while slurmctld runs from the old one stops
@@ -614,15 +644,24 @@ def cluster_tres(ctl: str) -> str:
 
 
 def test_accounting_is_restored_from_the_scheduled_dump(lab: Lab) -> None:
-    """The scheduled dump (its timer's service, run now), a restore refused over the live database, the database
-    lost (dropped), a deploy refused before it starts slurmdbd on the lost database, playbooks/restore.yml: sacct
-    returns the same jobs as before and slurmdbd serves."""
+    """The scheduled dump (its timer's service, run now), a restore refused over the live database, a dump cut short
+    refused before anything changes, an import that fails half-way undone (the replaced database back, slurmdbd
+    serving), the database lost (dropped), a deploy refused before it starts slurmdbd on the lost database,
+    playbooks/restore.yml: sacct returns the same jobs as before and slurmdbd serves."""
     if _suite["name"] != "trixie":
         pytest.skip("the restore drill runs on Debian 13's 24.11")
     dbd, ctl = "pilot-dbd01", "pilot-ctl01"
     assert molecule_run.host(dbd).service("gpucluster-accounting-backup.timer").is_enabled
     history = "sacct --noheader --parsable2 --allocations --starttime=2020-01-01 --format=JobID,JobName,State"
-    ended = {row for row in docker_exec(ctl, "bash", "-c", history).splitlines() if "RUNNING" not in row}
+
+    def accounted() -> set[str]:
+        """The ended jobs sacct returns (none while slurmdbd does not answer)."""
+        rows = subprocess.run(
+            ["docker", "exec", ctl, "bash", "-c", history], capture_output=True, text=True, check=False
+        )
+        return {row for row in rows.stdout.splitlines() if "RUNNING" not in row} if rows.returncode == 0 else set()
+
+    ended = accounted()
     assert len(ended) >= 5, ended
     docker_exec(dbd, "systemctl", "start", "gpucluster-accounting-backup.service")
     dumps = backups(dbd, "/var/backups/gpucluster/accounting", ".sql.gz")
@@ -634,6 +673,37 @@ def test_accounting_is_restored_from_the_scheduled_dump(lab: Lab) -> None:
     refused = restore("accounting")
     assert refused.returncode != 0
     assert "-e accounting_restore_confirm=slurm_acct_db" in " ".join(refused.stdout.split()), failures(refused.stdout)
+    dump = f"/var/backups/gpucluster/accounting/{next(iter(dumps))}"
+    confirmed = ("-e", "accounting_restore_confirm=slurm_acct_db")
+    # A dump cut short (a full disk, a copy stopped half-way): refused before slurmdbd stops, nothing changed.
+    docker_exec(dbd, "bash", "-c", f"head -c $(( $(stat -c %s {dump}) / 2 )) {dump} >/root/cut.sql.gz")
+    cut = molecule_run.refused_unchanged(
+        restore("accounting", "-e", "accounting_restore_dump=/root/cut.sql.gz", *confirmed)
+    )
+    assert "/root/cut.sql.gz on pilot-dbd01 is not a whole dump" in cut, cut[-3000:]
+    # A whole dump the import stops in (a statement MariaDB refuses half-way): the database it replaced comes back
+    # from the copy the restore made first, and slurmdbd serves it again.
+    docker_exec(
+        dbd,
+        "bash",
+        "-c",
+        f"gzip -dc {dump} | awk -v half=$(( $(gzip -dc {dump} | wc -l) / 2 )) "
+        "'NR == half {print \"NOT A STATEMENT;\"} {print}' | gzip >/root/bad.sql.gz",
+    )
+    failed = restore("accounting", "-e", "accounting_restore_dump=/root/bad.sql.gz", *confirmed)
+    said = " ".join(failed.stdout.split())
+    assert failed.returncode != 0 and "Importing /root/bad.sql.gz into slurm_acct_db on pilot-dbd01 failed" in said, (
+        failures(failed.stdout)
+    )
+    assert "The database it replaced is back from /var/backups/gpucluster/accounting/replaced-by-restore-" in said, (
+        failures(failed.stdout)
+    )
+    assert molecule_run.host(dbd).service("slurmdbd").is_running
+    kept = backups(dbd, "/var/backups/gpucluster/accounting", ".sql.gz")
+    assert [mode for name, mode in kept.items() if name.startswith("replaced-by-restore-")] == [0o600], kept
+    molecule_run.wait_for(
+        "sacct to return every ended job from the database put back", lambda: ended <= accounted(), 120, 3
+    )
     docker_exec(dbd, "mariadb", "-e", "DROP DATABASE slurm_acct_db")
     # A deploy on the lost database would register the cluster anew under another ClusterID (slurmctld would stop at
     # its next start: CLUSTER ID MISMATCH): it stops before slurmdbd, naming the restore.
@@ -654,17 +724,9 @@ def test_accounting_is_restored_from_the_scheduled_dump(lab: Lab) -> None:
     seconds = time.monotonic() - start
     assert restored.returncode == 0, failures(restored.stdout) + restored.stdout[-3000:]
     print(f"\npilot lab: playbooks/restore.yml restored the dropped accounting database in {seconds:.0f} s")
-    deadline = time.monotonic() + 120
-    after: set[str] = set()
-    while time.monotonic() < deadline:
-        rows = subprocess.run(
-            ["docker", "exec", ctl, "bash", "-c", history], capture_output=True, text=True, check=False
-        )
-        after = {row for row in rows.stdout.splitlines() if "RUNNING" not in row}
-        if rows.returncode == 0 and ended <= after:
-            break
-        time.sleep(3)
-    assert ended <= after, sorted(ended - after)
+    molecule_run.wait_for(
+        "sacct to return every ended job from the restored database", lambda: ended <= accounted(), 120, 3
+    )
     assert (
         docker_exec(ctl, "sacctmgr", "--noheader", "--parsable2", "show", "cluster", "format=cluster").strip()
         == "pilot"
@@ -712,6 +774,25 @@ def test_controller_state_is_restored_from_the_scheduled_archive(lab: Lab) -> No
     assert refused.returncode != 0
     assert "slurmctld runs on pilot-ctl01" in " ".join(refused.stdout.split()), failures(refused.stdout)
     docker_exec(ctl, "systemctl", "stop", "slurmctld")
+    job_state = docker_exec(ctl, "md5sum", f"{state}/job_state").split()[0]
+    newest = f"{archive_dir}/{next(iter(archives))}"
+    confirmed = ("-e", "slurm_state_restore_confirm=pilot")
+    # An archive cut short (copied half-way from elsewhere): refused before the state is touched.
+    docker_exec(ctl, "bash", "-c", f"head -c $(( $(stat -c %s {newest}) / 2 )) {newest} >/root/cut.tar.gz")
+    cut = molecule_run.refused_unchanged(
+        restore("controller-state", "-e", "slurm_state_restore_archive=/root/cut.tar.gz", *confirmed)
+    )
+    assert "/root/cut.tar.gz on pilot-ctl01 is not a whole archive of slurmctld's state" in cut, cut[-3000:]
+    # An archive tar reads whole but cannot unpack (a member's name over the file system's 255 bytes): the state it
+    # replaced comes back from the archive the restore made first - no half state left for slurmctld to start on.
+    docker_exec(ctl, "python3", "-c", UNPACKABLE, newest, "/root/unpackable.tar.gz")
+    failed = restore("controller-state", "-e", "slurm_state_restore_archive=/root/unpackable.tar.gz", *confirmed)
+    said = " ".join(failed.stdout.split())
+    assert failed.returncode != 0, failed.stdout[-3000:]
+    assert f"Unpacking /root/unpackable.tar.gz into {state} on pilot-ctl01 failed" in said, failures(failed.stdout)
+    assert f"The state it replaced is back from {archive_dir}/replaced-by-restore-" in said, failures(failed.stdout)
+    assert docker_exec(ctl, "md5sum", f"{state}/job_state").split()[0] == job_state
+    assert "x" * 300 not in docker_exec(ctl, "ls", "-a", state)
     docker_exec(
         ctl, "bash", "-c", f"find {state} -mindepth 1 -maxdepth 1 ! -name .gpucluster-shared -exec rm -rf {{}} +"
     )
@@ -737,6 +818,19 @@ def test_controller_state_is_restored_from_the_scheduled_archive(lab: Lab) -> No
     while squeue_job(ctl, held) or squeue_job(ctl, newer):
         assert time.monotonic() < deadline, "the restored and the new job did not complete"
         time.sleep(2)
+
+
+# An archive of slurmctld's state that tar lists whole but cannot unpack: the members of argv[1] and one whose name is
+# longer than a file name may be (ENAMETOOLONG), written to argv[2].
+UNPACKABLE = """
+import io, sys, tarfile
+with tarfile.open(sys.argv[1]) as source, tarfile.open(sys.argv[2], "w:gz", format=tarfile.GNU_FORMAT) as target:
+    for member in source.getmembers():
+        target.addfile(member, source.extractfile(member) if member.isfile() else None)
+    long = tarfile.TarInfo("./" + "x" * 300)
+    long.size = 2
+    target.addfile(long, io.BytesIO(b"x\\n"))
+"""
 
 
 def submitted(ctl: str, *command: str) -> subprocess.CompletedProcess[str]:

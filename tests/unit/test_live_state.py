@@ -485,3 +485,43 @@ def test_a_service_account_is_not_moved_under_its_running_daemons() -> None:
     )
     assert common_moved_account_error({"rc": 0, "stdout": ""}, "gpu01", uids) == ""  # a new host: no accounts yet
     assert common_moved_account_error({"skipped": True}, "gpu01", uids) == ""
+    # an id another account or group has: usermod/groupmod would refuse it half-way, whether munged runs or not
+    taken = image + "systemd-network:x:64031:64031::/run/systemd:/usr/sbin/nologin\nsystemd-network:x:64031:\n"
+    said = common_moved_account_error({"rc": 0, "stdout": taken}, "gpu01", uids)
+    assert said.startswith(
+        "gpu01: common_munge_uid: 64031 is the uid of systemd-network here; common_munge_uid: 64031 is the gid of "
+        "systemd-network here - usermod and groupmod refuse"
+    ), said
+    # the id's own account listed again by its number (getent passwd 64030 answers slurm): not another's
+    assert common_moved_account_error({"rc": 0, "stdout": image + image}, "gpu01", uids) == ""
+
+
+def test_a_moved_account_takes_its_daemons_files_with_it() -> None:
+    """An account of another id whose daemons do not run is moved: the files of its old uid and gid in its daemons'
+    directories (StateSaveLocation wherever the inventory puts it) take the new ones - slurmctld of a new uid could
+    not read its owner-only state files and would start without its jobs."""
+    from ansible_collections.gpucluster.cluster.plugins.filter.common import common_moved_account_ids
+
+    uids = {"slurm": ["common_slurm_uid", "64030"], "munge": ["common_munge_uid", 64031]}
+    listing = "slurm:x:990:991::/nonexistent:/usr/sbin/nologin\nmunge:x:64031:64031::/nonexistent:/bin/false\n"
+    listing += "slurm:x:991:\nmunge:x:64031:\n"
+    moves = common_moved_account_ids({"rc": 0, "stdout": listing}, uids, "/srv/slurm/state")
+    assert [(move["account"], move["option"], move["old"], move["new"]) for move in moves] == [
+        ("slurm", "-uid", 990, 64030),
+        ("slurm", "-gid", 991, 64030),
+    ]
+    assert moves[0]["dirs"][-1] == "/srv/slurm/state" and "/var/spool" in moves[0]["dirs"]
+    assert (
+        common_moved_account_ids({"rc": 0, "stdout": listing}, uids, "/var/spool")[0]["dirs"].count("/var/spool") == 1
+    )
+    agreed = listing.replace("990:991", "64030:64030").replace("slurm:x:991:", "slurm:x:64030:")
+    assert common_moved_account_ids({"rc": 0, "stdout": agreed}, uids, "/srv/slurm/state") == []
+    assert common_moved_account_ids({"skipped": True}, uids, "/srv/slurm/state") == []
+    munge = common_moved_account_ids({"rc": 0, "stdout": listing.replace("64031:64031", "103:104")}, uids, "")
+    assert munge[-1] == {
+        "account": "munge",
+        "option": "-uid",
+        "old": 103,
+        "new": 64031,
+        "dirs": ["/etc/munge", "/var/lib/munge", "/var/log/munge"],
+    }
