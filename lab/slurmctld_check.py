@@ -640,6 +640,51 @@ def jobs_in_a_removed_partition(suite: str) -> tuple[str, dict[str, str]]:
     return "\n".join(before), after
 
 
+_RESERVATIONS_RUN = (
+    _JOBS_PRELUDE
+    + r"""base="ClusterName=rv
+$base"
+node() { echo "NodeName=$1 NodeAddr=$2 CPUs=2 State=UNKNOWN"; }
+printf '%s\n%s\n%s\nPartitionName=p Nodes=n1,n2 Default=YES State=UP\n' "$base" "$(node n1 127.0.0.2)" \
+  "$(node n2 127.0.0.3)" > /etc/slurm/slurm.conf
+start_slurmctld
+i=0
+while read -r first && read -r second; do
+  # shellcheck disable=SC2086
+  scontrol create reservation ReservationName=first $first >/dev/null 2>&1 && made=1 || made=0
+  # shellcheck disable=SC2086
+  said=$(scontrol create reservation ReservationName=second $second 2>&1) && echo "@@ $i $made taken" \
+    || echo "@@ $i $made refused $said"
+  scontrol delete ReservationName=first >/dev/null 2>&1; scontrol delete ReservationName=second >/dev/null 2>&1
+  i=$((i + 1))
+done < /work/pairs
+"""
+)
+
+
+def reservation_pairs(suite: str, pairs: list[tuple[dict[str, str], dict[str, str]]]) -> list[str]:
+    """Each pair of reservations (scontrol fields: Nodes, StartTime, Duration, Flags) made one after the other by
+    the real slurmctld of ``suite`` on nodes n1 and n2, both deleted before the next pair: "" where it made the
+    second, else "refused" and what scontrol said. The first of each pair must be made."""
+    lines = [
+        " ".join(f"{key}={value}" for key, value in {**fields, "Users": "root"}.items())
+        for pair in pairs
+        for fields in pair
+    ]
+    with tempfile.TemporaryDirectory(prefix="gpucluster-reservations-") as work:
+        Path(work, "hosts").write_text("127.0.0.2 n1\n127.0.0.3 n2\n")
+        Path(work, "pairs").write_text("".join(f"{line}\n" for line in lines))
+        Path(work, "run.sh").write_text(_RESERVATIONS_RUN)
+        result = run_in_image(suite, work, timeout=180)
+    found = {
+        int(words[1]): (words[2], "" if words[3] == "taken" else " ".join(words[3:]))
+        for words in (line.split() for line in result.stdout.splitlines() if line.startswith("@@ "))
+    }
+    if sorted(found) != list(range(len(pairs))) or any(made != "1" for made, _ in found.values()):
+        raise RuntimeError(f"slurmctld of {suite} did not make every first reservation:\n{result.stdout[-3000:]}")
+    return [found[index][1] for index in range(len(pairs))]
+
+
 _LOST_STATE_RUN = (
     _JOBS_PRELUDE
     + r"""printf '%s\n%s\n%s\n' "ClusterName=ls" "$base" \

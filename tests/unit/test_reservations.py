@@ -162,3 +162,29 @@ def test_a_duration_may_be_a_slurm_time_as_scontrol_takes_it() -> None:
         "'2:00:00', '1-00:00:00')"
     ]
     assert errors([{**SPEC, "duration": 0}]) != []
+
+
+def test_two_reservations_holding_one_node_at_one_time_are_refused() -> None:
+    """slurmctld refuses the second (tests/integration/test_reservations_slurmctld_takes.py): the deploy stopped there,
+    the first made."""
+    first = {**SPEC, "name": "first", "flags": []}
+    second = {**SPEC, "name": "second", "nodes": "pilot-gpu02", "start": "2030-01-01T09:00", "flags": ["IGNORE_JOBS"]}
+    said = errors([first, second])
+    assert said == [
+        "slurm_reservations: first and second both hold pilot-gpu02 at 2030-01-01T09:00: slurmctld refuses the second "
+        '("Requested reservation overlaps with another reservation") and the play stops there. Give them other '
+        "nodes or times, or one of them flags: [OVERLAP] (MAINT for a maintenance window) to share them"
+    ], said
+    assert errors([first, {**second, "flags": ["maint"]}]) == []  # a maintenance window may overlap
+    assert errors([first, {**second, "start": "2030-01-01T09:30"}]) == []  # the first ends as it starts
+    assert errors([first, {**second, "nodes": "pilot-gpu[01-02]", "node_count": None}]) != []
+    daily = {**first, "start": "2029-12-25T08:30", "duration": 30, "flags": ["DAILY"]}
+    assert "at 2030-01-01T09:00" not in " ".join(errors([daily, second]))  # 08:30-09:00 daily, 09:00 on the first
+    assert errors([daily, {**second, "start": "2030-01-01T08:45"}])[0].startswith(
+        "slurm_reservations: first and second both hold pilot-gpu02 at 2030-01-01T08:45"
+    )
+    weekend = {**daily, "start": "2029-12-29T08:30", "flags": ["WEEKEND"]}  # a Saturday
+    assert errors([weekend, {**second, "start": "2030-01-01T08:45"}]) == []  # a Tuesday
+    assert errors([weekend, {**second, "start": "2030-01-05T08:45"}]) != []  # the next Saturday
+    # by node count or partition: slurmctld picks the nodes, not compared
+    assert errors([first, {**second, "nodes": None, "node_count": 1}]) == []
