@@ -201,10 +201,33 @@ def slurm_stateless_nodes(
     return nodes
 
 
-def slurm_orphan_jobs_error(steps: Mapping[str, Any], cluster: str, confirm: Any = "") -> str:
+def _by_cluster(
+    nodes: Sequence[str], cluster: str, groups: Mapping[str, Sequence[str]] | None, federation: Mapping[str, Any] | None
+) -> dict[str, list[str]]:
+    """``nodes`` by the cluster they belong to: each pod's in a federation (its group in ``groups``), else
+    ``cluster``'s - so that several pods that lost their state at once are each named, and each confirmed."""
+    parsed = federation_of(federation) if groups else None
+    pods = (
+        {str(host): pod.name for pod in parsed.pods for host in (groups or {}).get(pod.group) or []} if parsed else {}
+    )
+    found: dict[str, list[str]] = {}
+    for node in nodes:
+        found.setdefault(pods.get(node, cluster), []).append(node)
+    return found
+
+
+def slurm_orphan_jobs_error(
+    steps: Mapping[str, Any],
+    cluster: str,
+    confirm: Any = "",
+    *,
+    groups: Mapping[str, Sequence[str]] | None = None,
+    federation: Mapping[str, Any] | None = None,
+) -> str:
     """The refusal of a run that would start slurmctld without its jobs' state while nodes run jobs (they would be
     ended as orphans) or could not be asked; "" where none runs a step and every node answered, or ``confirm``
-    (slurm_state_empty_confirm) names the ``cluster``. ``steps``: node -> the registered result of `pgrep -a -x
+    (slurm_state_empty_confirm: names, comma-separated) names the cluster - each pod's in a federation (``groups``,
+    ``federation``: cluster_federation), else ``cluster``. ``steps``: node -> the registered result of `pgrep -a -x
     slurmstepd` there (C(host_values); a node that was unreachable, or where the command could not run, was not
     asked) or its stdout."""
     texts = {str(node): str(seen or "") for node, seen in steps.items() if not isinstance(seen, Mapping)}
@@ -212,17 +235,38 @@ def slurm_orphan_jobs_error(steps: Mapping[str, Any], cluster: str, confirm: Any
     asked = {str(node): seen for node, seen in steps.items() if isinstance(seen, Mapping)}
     ran = {node: seen for node, seen in asked.items() if "cmd" in seen and seen.get("rc") in (0, 1)}
     texts.update({node: str(seen.get("stdout") or "") for node, seen in ran.items()})
-    unreached = sorted(set(asked) - set(ran))
-    return orphan_jobs_error(texts, str(cluster), str(confirm or ""), unreached)
+    unreached = set(asked) - set(ran)
+    errors = [
+        orphan_jobs_error(
+            {node: texts[node] for node in members if node in texts},
+            name,
+            str(confirm or ""),
+            sorted(node for node in members if node in unreached),
+        )
+        for name, members in _by_cluster([str(node) for node in steps], str(cluster), groups, federation).items()
+    ]
+    return " ".join(error for error in errors if error)
 
 
-def slurm_unasked_nodes_error(nodes: Sequence[str], limited: Any, cluster: str, confirm: Any = "") -> str:
+def slurm_unasked_nodes_error(
+    nodes: Sequence[str],
+    limited: Any,
+    cluster: str,
+    confirm: Any = "",
+    *,
+    groups: Mapping[str, Sequence[str]] | None = None,
+    federation: Mapping[str, Any] | None = None,
+) -> str:
     """The refusal of a run limited with --limit that would start slurmctld without its jobs' state while the nodes to
     ask for running jobs (``nodes``: slurm_stateless_nodes) are outside the limit; "" where they are in it, the run
     has no limit (``limited`` none: else the hosts the limit holds) or ``confirm`` (slurm_state_empty_confirm) names
-    the ``cluster``."""
+    the cluster - each pod's in a federation (``groups``, ``federation``), else ``cluster``."""
     within = [str(host) for host in limited] if isinstance(limited, (list, tuple)) else None
-    return unasked_nodes_error([str(node) for node in nodes or []], within, str(cluster), str(confirm or ""))
+    errors = [
+        unasked_nodes_error(members, within, name, str(confirm or ""))
+        for name, members in _by_cluster([str(node) for node in nodes or []], str(cluster), groups, federation).items()
+    ]
+    return " ".join(error for error in errors if error)
 
 
 def slurm_held_clusters(slurped: Mapping[str, Any] | Sequence[Any]) -> list[str]:

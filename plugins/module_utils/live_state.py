@@ -238,6 +238,11 @@ def stateless_controllers(state_files: Mapping[str, object]) -> set[str]:
     }
 
 
+def confirmed(confirm: str, cluster: str) -> bool:
+    """Whether a confirmation (names typed again, comma- or space-separated: several pods at once) names ``cluster``."""
+    return cluster in confirm.replace(",", " ").split()
+
+
 STEP = re.compile(r"\[(\d+)(?:_\d+)?\.")
 
 
@@ -252,7 +257,7 @@ def orphan_jobs_error(steps: Mapping[str, str], cluster: str, confirm: str, unre
     jobs = {node: sorted({match for match in STEP.findall(text)}, key=int) for node, text in steps.items()}
     running = {node: ids for node, ids in sorted(jobs.items()) if ids}
     silent = sorted(set(unreached))
-    if not (running or silent) or confirm == cluster:
+    if not (running or silent) or confirmed(confirm, cluster):
         return ""
     found = []
     if running:
@@ -279,7 +284,7 @@ def unasked_nodes_error(nodes: Iterable[str], limited: Iterable[str] | None, clu
     are outside the limit, where no play can ask them - a re-installed controller deployed alone is the usual case.
     "" where every such node is in the limit (the node check asks it), or ``confirm`` names ``cluster``."""
     outside = sorted(set(nodes) - set(limited)) if limited is not None else []
-    if not outside or confirm == cluster:
+    if not outside or confirmed(confirm, cluster):
         return ""
     return (
         f"no controller of {cluster} holds its jobs' state (StateSaveLocation has no job_state and no slurmctld "

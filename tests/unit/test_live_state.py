@@ -525,3 +525,29 @@ def test_a_moved_account_takes_its_daemons_files_with_it() -> None:
         "new": 64031,
         "dirs": ["/etc/munge", "/var/lib/munge", "/var/log/munge"],
     }
+
+
+def test_pods_that_lost_their_state_at_once_are_each_named_and_each_confirmed() -> None:
+    """A federation whose two pods lost their controllers' state in one outage: the nodes of both are asked in one
+    play. Each pod is named with its own nodes and jobs, and the confirmation must name each (one name let the other
+    pod's jobs be ended too)."""
+    federation = {"name": "fed", "pods": {"pod1": {}, "pod2": {}}}
+    groups = {"pod1": ["p1-ctl", "p1-gpu01"], "pod2": ["p2-ctl", "p2-gpu01"], "compute": ["p1-gpu01", "p2-gpu01"]}
+    pgrep = {"cmd": ["pgrep"], "rc": 0, "stdout": "10 slurmstepd: [7.batch]"}
+    steps = {"p1-gpu01": pgrep, "p2-gpu01": {**pgrep, "stdout": "11 slurmstepd: [9.0]"}}
+    said = slurm_orphan_jobs_error(steps, "pod1", "", groups=groups, federation=federation)
+    assert "no controller of pod1 holds its jobs' state" in said and "p1-gpu01: job(s) 7" in said
+    assert "no controller of pod2 holds its jobs' state" in said and "p2-gpu01: job(s) 9" in said
+    only = slurm_orphan_jobs_error(steps, "pod1", "pod1", groups=groups, federation=federation)
+    assert "pod1" not in only and "no controller of pod2" in only, only
+    assert slurm_orphan_jobs_error(steps, "pod1", "pod1, pod2", groups=groups, federation=federation) == ""
+    limited = slurm_unasked_nodes_error(
+        ["p1-gpu01", "p2-gpu01"], ["p1-ctl"], "pod1", "pod1", groups=groups, federation=federation
+    )
+    assert limited.startswith("no controller of pod2") and "(p2-gpu01)" in limited, limited
+    assert (
+        slurm_unasked_nodes_error(
+            ["p1-gpu01", "p2-gpu01"], ["p1-ctl"], "pod1", "pod2,pod1", groups=groups, federation=federation
+        )
+        == ""
+    )
