@@ -12,6 +12,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state impo
     database_move_error,
     db_clusters,
     lost_clusters_error,
+    purge_loss_error,
     slurp_result_text,
     storage_loc,
 )
@@ -138,24 +139,42 @@ def accounting_users_with_operators(users: Mapping[str, Any], operators: Sequenc
     return found
 
 
-def accounting_running_db(slurped: Any) -> str:
-    """The database the host's slurmdbd writes to: StorageLoc of its slurmdbd.conf as ansible.builtin.slurp read it
-    (slurmdbd's default where unset); "" where there is no slurmdbd.conf yet."""
-    return storage_loc(slurp_result_text(slurped))
+def _dbd_conf_lines(read: Any) -> str:
+    """The StorageLoc, Purge and Archive lines of slurmdbd.conf from the registered grep of the accounting role's
+    state_db (rc 1: a file without them, read as a comment so that slurmdbd's defaults apply; rc 2, or not run: no
+    file), or the file as ansible.builtin.slurp read it."""
+    if isinstance(read, Mapping) and "content" in read:
+        return slurp_result_text(read)
+    code = read.get("rc") if isinstance(read, Mapping) and "cmd" in read else None
+    return str(read.get("stdout") or "") if code == 0 else "# (none of the keys read)" if code == 1 else ""
+
+
+def accounting_running_db(read: Any) -> str:
+    """The database the host's slurmdbd writes to: StorageLoc of its slurmdbd.conf (slurmdbd's default where unset);
+    "" where there is no slurmdbd.conf yet. ``read``: the registered grep of its StorageLoc lines."""
+    return storage_loc(_dbd_conf_lines(read))
+
+
+def accounting_purge_loss_error(read: Any, host: str, purge: Any, database: str, confirm: Any = "") -> str:
+    """The refusal of a run that would have the running slurmdbd purge records it keeps now, without archiving them
+    (module_utils/live_state.purge_loss_error); ``read``: the registered grep of slurmdbd.conf's StorageLoc, Purge
+    and Archive lines; ``purge``: accounting_purge; ``confirm``: accounting_purge_confirm."""
+    wanted = {str(key): value for key, value in purge.items()} if isinstance(purge, Mapping) else {}
+    return purge_loss_error(str(host), _dbd_conf_lines(read), wanted, str(database), str(confirm or ""))
 
 
 def accounting_db_move_error(slurped: Any, host: str, wanted: str, counted: Any) -> str:
     """The refusal of a run that would restart slurmdbd on an empty database of another name than the one it writes
     to (accounting_db_name changed); "" when the names agree, there is no slurmdbd.conf yet, the old database holds no
-    table or the new one holds tables already. ``slurped``: /etc/slurm/slurmdbd.conf as ansible.builtin.slurp read
-    it; ``counted``: the registered result of community.mysql.mysql_query counting the tables of both databases
-    (rows of ``table_schema`` and ``n``; a failed query means MariaDB could not be asked)."""
+    table or the new one holds tables already. ``slurped``: the registered grep of slurmdbd.conf's StorageLoc lines
+    (accounting_running_db); ``counted``: the registered result of community.mysql.mysql_query counting the tables
+    of both databases (rows of ``table_schema`` and ``n``; a failed query means MariaDB could not be asked)."""
     tables: dict[str, int] | None = None
     if isinstance(counted, Mapping) and not counted.get("failed"):
         results = counted.get("query_result") or [[]]
         rows = results[0] if isinstance(results, list) and results and isinstance(results[0], list) else []
         tables = {str(row.get("table_schema")): int(row.get("n") or 0) for row in rows if isinstance(row, Mapping)}
-    return database_move_error(str(host), slurp_result_text(slurped), str(wanted or ""), tables)
+    return database_move_error(str(host), _dbd_conf_lines(slurped), str(wanted or ""), tables)
 
 
 def accounting_lost_clusters_error(queried: Any, held: Any, host: str, database: str, confirm: Any = "") -> str:
@@ -185,5 +204,6 @@ class FilterModule:
             "accounting_coordinators": accounting_coordinators,
             "accounting_users_with_operators": accounting_users_with_operators,
             "accounting_running_db": accounting_running_db,
+            "accounting_purge_loss_error": accounting_purge_loss_error,
             "accounting_db_move_error": accounting_db_move_error,
         }

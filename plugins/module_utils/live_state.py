@@ -199,6 +199,77 @@ def storage_loc(conf: str) -> str:
     return found
 
 
+# A retention of slurmdbd.conf in hours (N alone is months; a month taken as 730 hours): Purge*After values.
+_RETENTION = re.compile(r"^(\d+)\s*(hours?|days?|months?)?$", re.IGNORECASE)
+_HOURS = {"hour": 1, "day": 24, "month": 730}
+# The Archive key that writes a Purge key's records to files before they are purged (slurmdbd.conf).
+ARCHIVES = {
+    "purgeeventafter": "ArchiveEvents",
+    "purgejobafter": "ArchiveJobs",
+    "purgeresvafter": "ArchiveResvs",
+    "purgestepafter": "ArchiveSteps",
+    "purgesuspendafter": "ArchiveSuspend",
+    "purgetxnafter": "ArchiveTXN",
+    "purgeusageafter": "ArchiveUsage",
+}
+
+
+def retention_hours(value: object) -> int | None:
+    """A Purge*After value in hours; None where it is unset or not one (slurmdbd keeps those records for ever)."""
+    found = _RETENTION.match(str(value or "").strip())
+    if not found:
+        return None
+    unit = (found.group(2) or "month").lower().rstrip("s")
+    return int(found.group(1)) * _HOURS[unit]
+
+
+def _conf_keys(conf: str) -> dict[str, str]:
+    """slurmdbd.conf's keys as slurmdbd reads them: in any case (lower-cased here), comments after #."""
+    keys: dict[str, str] = {}
+    for line in conf.splitlines():
+        key, equals, value = line.split("#", 1)[0].partition("=")
+        if equals and key.strip():
+            keys[key.strip().lower()] = value.strip()
+    return keys
+
+
+def purge_loss_error(host: str, conf: str, wanted: Mapping[str, object], database: str, confirm: str) -> str:
+    """The refusal of a run that would have the running slurmdbd delete records it keeps now: a Purge*After of
+    accounting_purge (``wanted``) set where slurmdbd.conf (``conf``: its Purge and Archive lines, "" where there is
+    none yet) has none, or shorter than there, without the Archive* key that writes the records to files first
+    (ArchiveJobs for PurgeJobAfter...). slurmdbd deletes them at its next purge - within the hour, day or month of the
+    unit - and no dump brings back fair-share usage without the records since. "" where nothing is purged sooner,
+    the records are archived, there is no slurmdbd.conf yet (nothing kept), or ``confirm`` names ``database``."""
+    if not conf.strip() or database in confirm.replace(",", " ").split():
+        return ""
+    running = _conf_keys(conf)
+    sooner = []
+    for key, value in sorted(wanted.items()):
+        name = str(key)
+        new = retention_hours(value)
+        if not name.lower().startswith("purge") or new is None:
+            continue
+        old = retention_hours(running.get(name.lower()))
+        archive = ARCHIVES.get(name.lower(), "")
+        archived = any(
+            str(key).lower() == archive.lower() and str(setting).strip().lower() in ("yes", "true", "1")
+            for key, setting in wanted.items()
+        )
+        if (old is None or new < old) and not archived:
+            sooner.append(
+                f"{name} {running.get(name.lower()) or 'unset (kept for ever)'} -> {value} ({archive} not set)"
+            )
+    if not sooner:
+        return ""
+    return (
+        f"{host}: accounting_purge would have the running slurmdbd delete records it keeps now - {'; '.join(sooner)}. "
+        "slurmdbd deletes the records older than that at its next purge, without writing them to files first, and "
+        "they cannot be brought back (a dump restored is purged again). Set the Archive key beside each (e.g. "
+        f"ArchiveJobs: 'yes', with ArchiveDir) to keep them in files, or, to delete them, confirm with "
+        f"accounting_purge_confirm={database}. Nothing was changed"
+    )
+
+
 def database_move_error(host: str, conf: str, wanted: str, tables: dict[str, int] | None) -> str:
     """The refusal of a run that would point slurmdbd at another database than the one it writes to (``conf``: the
     host's slurmdbd.conf, "" where there is none yet; ``wanted``: accounting_db_name; ``tables``: how many tables each

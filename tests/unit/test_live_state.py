@@ -5,6 +5,7 @@ refusals in the lab: tests/lab/test_pilot_lab.py."""
 from __future__ import annotations
 
 import base64
+import re
 
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.filter.accounting import (
@@ -283,6 +284,15 @@ def test_a_package_source_of_another_release_or_none_is_refused_before_anything_
 DBD_CONF = "AuthType=auth/munge\nStorageType=accounting_storage/mysql\nStorageHost=localhost\nStorageLoc={}\n"
 
 
+def grepped(conf: str | None) -> dict[str, object]:
+    """What the accounting role's state_db reads of a slurmdbd.conf (None: no file): grep of its StorageLoc lines."""
+    command = {"cmd": ["grep", "--ignore-case", "--extended-regexp", "^[[:space:]]*StorageLoc[[:space:]]*="]}
+    if conf is None:
+        return {**command, "rc": 2, "stdout": "", "stderr": "grep: /etc/slurm/slurmdbd.conf: No such file or directory"}
+    lines = [line for line in conf.splitlines() if re.match(r"^\s*StorageLoc\s*=", line, re.IGNORECASE)]
+    return {**command, "rc": 0 if lines else 1, "stdout": "\n".join(lines)}
+
+
 def counted(**tables: int) -> dict[str, object]:
     """What community.mysql.mysql_query returns for the table count of state_db.yml."""
     rows = [{"table_schema": name, "n": n} for name, n in tables.items()]
@@ -292,12 +302,13 @@ def counted(**tables: int) -> dict[str, object]:
 @pytest.mark.parametrize(
     ("conf", "count"),
     [
-        (slurped(DBD_CONF.format("slurm_acct_db")), {"skipped": True}),  # the names agree: nothing counted
-        ({"failed": True, "msg": "file not found: /etc/slurm/slurmdbd.conf"}, {"skipped": True}),  # a new cluster
-        (slurped("StorageType=accounting_storage/mysql\n"), {"skipped": True}),  # slurmdbd's default name
-        (slurped(DBD_CONF.format("acct_old")), counted()),  # the old database holds nothing
-        (slurped(DBD_CONF.format("acct_old")), counted(acct_old=42, slurm_acct_db=42)),  # moved by the admin
-        (slurped("storageloc = acct_old  # was\n"), counted(slurm_acct_db=40)),  # read as slurmdbd reads keys
+        (grepped(DBD_CONF.format("slurm_acct_db")), {"skipped": True}),  # the names agree: nothing counted
+        (grepped(None), {"skipped": True}),  # a new cluster: no slurmdbd.conf
+        (grepped("StorageType=accounting_storage/mysql\n"), {"skipped": True}),  # slurmdbd's default name
+        (grepped(DBD_CONF.format("acct_old")), counted()),  # the old database holds nothing
+        (grepped(DBD_CONF.format("acct_old")), counted(acct_old=42, slurm_acct_db=42)),  # moved by the admin
+        (grepped("storageloc = acct_old  # was\n"), counted(slurm_acct_db=40)),  # read as slurmdbd reads keys
+        (slurped(DBD_CONF.format("slurm_acct_db")), {"skipped": True}),  # the whole file, as a slurp reads it
     ],
 )
 def test_the_database_slurmdbd_writes_to_or_none_goes_on(conf: object, count: object) -> None:
@@ -305,8 +316,10 @@ def test_the_database_slurmdbd_writes_to_or_none_goes_on(conf: object, count: ob
 
 
 def test_another_database_name_beside_the_running_ones_records_is_refused_naming_both() -> None:
-    conf = slurped(DBD_CONF.format("slurm_acct_db"))
+    conf = grepped(DBD_CONF.format("slurm_acct_db") + "StoragePass=secret\n")
     assert accounting_running_db(conf) == "slurm_acct_db"
+    assert accounting_running_db(grepped("StorageType=accounting_storage/mysql\n")) == "slurm_acct_db"
+    assert accounting_running_db(grepped(None)) == "" and accounting_running_db({"skipped": True}) == ""
     said = accounting_db_move_error(conf, "dbd01", "acct_renamed", counted(slurm_acct_db=42))
     assert said.startswith("dbd01: slurmdbd writes the cluster's accounting to the database 'slurm_acct_db'")
     assert "which holds 42 tables, but accounting_db_name is 'acct_renamed', which holds no table" in said
@@ -551,3 +564,31 @@ def test_pods_that_lost_their_state_at_once_are_each_named_and_each_confirmed() 
         )
         == ""
     )
+
+
+def test_a_purge_that_deletes_kept_records_unarchived_is_refused_unless_confirmed() -> None:
+    """accounting_purge set or shortened on a running cluster: slurmdbd deletes the records older than that at its
+    next purge, for good unless an Archive key writes them to files first."""
+    from ansible_collections.gpucluster.cluster.plugins.filter.accounting import accounting_purge_loss_error
+
+    kept = grepped(DBD_CONF.format("slurm_acct_db") + "StoragePass=x\n")  # no purge: everything kept
+    purge = {"PurgeJobAfter": "12month", "PurgeStepAfter": "", "PurgeEventAfter": ""}
+    said = accounting_purge_loss_error(kept, "dbd01", purge, "slurm_acct_db", "")
+    assert said.startswith(
+        "dbd01: accounting_purge would have the running slurmdbd delete records it keeps now - PurgeJobAfter unset "
+        "(kept for ever) -> 12month (ArchiveJobs not set)."
+    ), said
+    assert "accounting_purge_confirm=slurm_acct_db" in said
+    assert accounting_purge_loss_error(kept, "dbd01", purge, "slurm_acct_db", "slurm_acct_db") == ""
+    assert accounting_purge_loss_error(kept, "dbd01", {**purge, "ArchiveJobs": "yes"}, "slurm_acct_db", "") == ""
+    assert accounting_purge_loss_error(grepped(None), "dbd01", purge, "slurm_acct_db", "") == ""  # a new cluster
+    assert accounting_purge_loss_error({"skipped": True}, "dbd01", purge, "slurm_acct_db", "") == ""
+    # the running slurmdbd's own retention: kept or lengthened passes, shortened is refused (units compared)
+    purging = grepped("StorageLoc=slurm_acct_db\nPurgeJobAfter=12\npurgeeventafter=2months\n")
+    purging["stdout"] = "StorageLoc=slurm_acct_db\nPurgeJobAfter=12\npurgeeventafter=2months"
+    assert accounting_purge_loss_error(purging, "dbd01", purge, "slurm_acct_db", "") == ""
+    assert accounting_purge_loss_error(purging, "dbd01", {"PurgeJobAfter": "400days"}, "slurm_acct_db", "") == ""
+    shorter = accounting_purge_loss_error(purging, "dbd01", {"PurgeJobAfter": "30days"}, "slurm_acct_db", "")
+    assert "PurgeJobAfter 12 -> 30days (ArchiveJobs not set)" in shorter, shorter
+    events = accounting_purge_loss_error(purging, "dbd01", {"PurgeEventAfter": "720hours"}, "slurm_acct_db", "")
+    assert "PurgeEventAfter 2months -> 720hours (ArchiveEvents not set)" in events, events
