@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -173,6 +174,16 @@ def changed_tasks(output: str) -> list[str]:
         if changed:
             found.append(f"{task}: {changed.group(1)}")
     return found
+
+
+def base64_forms(value: str) -> list[str]:
+    """What ``value`` looks like inside any base64 text (a slurp of a file that holds it): at each of the three
+    alignments, the characters that depend on it alone."""
+    forms = []
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + value.encode()).decode()
+        forms.append(encoded[4 if offset else 0 : -4])
+    return forms
 
 
 def refused_unchanged(result: subprocess.CompletedProcess[str]) -> str:

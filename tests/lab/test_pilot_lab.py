@@ -237,23 +237,13 @@ def secrets() -> dict[str, str]:
     return found
 
 
-def base64_forms(value: str) -> list[str]:
-    """What ``value`` looks like inside any base64 text (a slurp of a file that holds it): at each of the three
-    alignments, the characters that depend on it alone."""
-    forms = []
-    for offset in range(3):
-        encoded = base64.b64encode(b"\0" * offset + value.encode()).decode()
-        forms.append(encoded[4 if offset else 0 : -4])
-    return forms
-
-
 def leaked(output: str) -> list[str]:
     """The secrets found in ``output`` (a key also by its first 64 characters: a line of a longer dump), the
     passwords and tokens also base64-encoded (a file that holds them read by slurp)."""
     return [
         name
         for name, value in secrets().items()
-        if value in output or value[:64] in output or any(form in output for form in base64_forms(value))
+        if value in output or value[:64] in output or any(form in output for form in molecule_run.base64_forms(value))
     ]
 
 

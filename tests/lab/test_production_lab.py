@@ -321,13 +321,13 @@ def production_secrets() -> dict[str, list[str]]:
     hashed = monitoring_password_hash(monitoring, "gpucluster", 5)
     assert hashed in sh("prod-login01", "cat /etc/haproxy/haproxy.cfg")
     return {
-        "Galera SST password": [sst.group(1)],
+        "Galera SST password": [sst.group(1), *molecule_run.base64_forms(sst.group(1))],
         "Corosync authkey": [authkey, authkey[:48]],
         "BMC password": [bmc.password(BMC_PASSWORD)],
         "VRRP password": [f"auth_pass {vrrp.group(1)}", vrrp.group(1)],
         "login pool SSH host key": [host_key, host_key_b64[40:120]],
         "MUNGE key": [munge, munge[:64]],
-        "StoragePass": [storage.group(1)],
+        "StoragePass": [storage.group(1), *molecule_run.base64_forms(storage.group(1))],
         "TLS private keys": [galera_key, other_key, ca_key, metrics_key],
         "monitoring password and its hash": [monitoring, hashed],
     }
