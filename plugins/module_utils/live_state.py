@@ -252,7 +252,7 @@ def purge_loss_error(host: str, conf: str, wanted: Mapping[str, object], databas
         old = retention_hours(running.get(name.lower()))
         archive = ARCHIVES.get(name.lower(), "")
         archived = any(
-            str(key).lower() == archive.lower() and str(setting).strip().lower() in ("yes", "true", "1")
+            str(key).lower() == archive.lower() and str(setting).strip().lower() in ("yes", "true", "1", "up")
             for key, setting in wanted.items()
         )
         if (old is None or new < old) and not archived:

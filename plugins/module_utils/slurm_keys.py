@@ -271,8 +271,20 @@ def purge_errors(purge: object, release: str) -> list[str]:
     return _file_errors("accounting_purge", "slurmdbd.conf", purge, release, _purge_value_error)
 
 
+# The words slurmdbd reads as yes or no in its Archive* switches ("maybe": 'is not a valid option for "ArchiveJobs"',
+# and slurmdbd stops: tried on 22.05's and 24.11's).
+_SWITCH_WORDS = frozenset({"yes", "no", "true", "false", "1", "0", "up", "down"})
+
+
 def _purge_value_error(key: str, value: object) -> str:
-    if value in (None, "") or not key.lower().startswith("purge") or _PURGE.match(str(value)):
+    name = key.lower()
+    if value in (None, "") or isinstance(value, bool):
+        return ""
+    if name.startswith("archive") and name not in ("archivedir", "archivescript"):
+        return (
+            "" if str(value).strip().lower() in _SWITCH_WORDS else f"{value!r} is not yes or no (slurmdbd stops on it)"
+        )
+    if not name.startswith("purge") or _PURGE.match(str(value)):
         return ""
     return (
         f"{value!r} is not a retention slurmdbd reads; give months (12, or 12month), or hours or days with the unit "

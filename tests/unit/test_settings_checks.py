@@ -48,6 +48,12 @@ def test_purge_keys_and_retentions_slurmdbd_reads() -> None:
     (error,) = purge_errors({"PurgeJobsAfter": "12"}, "24.11")
     assert "PurgeJobsAfter is not a slurmdbd.conf key of Slurm 24.11 (slurmdbd stops" in error, error
     assert "did you mean PurgeJobAfter?" in error
+    # the Archive switches: yes or no as slurmdbd reads them; a directory and a script are paths
+    archived = {"ArchiveJobs": "yes", "ArchiveSteps": True, "ArchiveEvents": "No", "ArchiveDir": "/srv/archive"}
+    assert purge_errors(archived, "24.11") == []
+    assert purge_errors({"ArchiveJobs": "maybe"}, "24.11") == [
+        "accounting_purge.ArchiveJobs: 'maybe' is not yes or no (slurmdbd stops on it)"
+    ]
 
 
 def test_mariadb_sizes() -> None:
