@@ -13,7 +13,6 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.live_state impo
     db_clusters,
     lost_clusters_error,
     purge_loss_error,
-    slurp_result_text,
     storage_loc,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import (
@@ -142,9 +141,7 @@ def accounting_users_with_operators(users: Mapping[str, Any], operators: Sequenc
 def _dbd_conf_lines(read: Any) -> str:
     """The StorageLoc, Purge and Archive lines of slurmdbd.conf from the registered grep of the accounting role's
     state_db (rc 1: a file without them, read as a comment so that slurmdbd's defaults apply; rc 2, or not run: no
-    file), or the file as ansible.builtin.slurp read it."""
-    if isinstance(read, Mapping) and "content" in read:
-        return slurp_result_text(read)
+    file)."""
     code = read.get("rc") if isinstance(read, Mapping) and "cmd" in read else None
     return str(read.get("stdout") or "") if code == 0 else "# (none of the keys read)" if code == 1 else ""
 

@@ -188,15 +188,8 @@ def vanishing_partitions_error(host: str, job_partitions: str, partition_lines: 
 
 def storage_loc(conf: str) -> str:
     """The database a slurmdbd.conf names (its StorageLoc; slurmdbd's default, slurm_acct_db, where none is set); ""
-    for no file. Keys are read as slurmdbd reads them: in any case, comments after #."""
-    if not conf.strip():
-        return ""
-    found = "slurm_acct_db"
-    for line in conf.splitlines():
-        key, _, value = line.split("#", 1)[0].partition("=")
-        if key.strip().lower() == "storageloc" and value.strip():
-            found = value.strip()
-    return found
+    for no file."""
+    return _conf_keys(conf).get("storageloc", "slurm_acct_db") if conf.strip() else ""
 
 
 # A retention of slurmdbd.conf in hours (N alone is months; a month taken as 730 hours): Purge*After values.
@@ -224,11 +217,12 @@ def retention_hours(value: object) -> int | None:
 
 
 def _conf_keys(conf: str) -> dict[str, str]:
-    """slurmdbd.conf's keys as slurmdbd reads them: in any case (lower-cased here), comments after #."""
+    """slurmdbd.conf's keys with a value, as slurmdbd reads them: in any case (lower-cased here), comments after #;
+    the last line of a key counts."""
     keys: dict[str, str] = {}
     for line in conf.splitlines():
-        key, equals, value = line.split("#", 1)[0].partition("=")
-        if equals and key.strip():
+        key, _, value = line.split("#", 1)[0].partition("=")
+        if key.strip() and value.strip():
             keys[key.strip().lower()] = value.strip()
     return keys
 
@@ -240,9 +234,10 @@ def purge_loss_error(host: str, conf: str, wanted: Mapping[str, object], databas
     (ArchiveJobs for PurgeJobAfter...). slurmdbd deletes them at its next purge - within the hour, day or month of the
     unit - and no dump brings back fair-share usage without the records since. "" where nothing is purged sooner,
     the records are archived, there is no slurmdbd.conf yet (nothing kept), or ``confirm`` names ``database``."""
-    if not conf.strip() or database in confirm.replace(",", " ").split():
+    if not conf.strip() or confirmed(confirm, database):
         return ""
     running = _conf_keys(conf)
+    settings = {str(key).lower(): value for key, value in wanted.items()}
     sooner = []
     for key, value in sorted(wanted.items()):
         name = str(key)
@@ -251,10 +246,7 @@ def purge_loss_error(host: str, conf: str, wanted: Mapping[str, object], databas
             continue
         old = retention_hours(running.get(name.lower()))
         archive = ARCHIVES.get(name.lower(), "")
-        archived = any(
-            str(key).lower() == archive.lower() and str(setting).strip().lower() in ("yes", "true", "1", "up")
-            for key, setting in wanted.items()
-        )
+        archived = str(settings.get(archive.lower(), "")).strip().lower() in ("yes", "true", "1", "up")
         if (old is None or new < old) and not archived:
             sooner.append(
                 f"{name} {running.get(name.lower()) or 'unset (kept for ever)'} -> {value} ({archive} not set)"
@@ -389,7 +381,7 @@ def lost_clusters_error(host: str, database: str, held: Iterable[str], found: se
     test_cluster_name_state.py); the run itself stopped at the QOS (no gres/gpu TRES in the new database). "" where
     nothing is missing, nothing could be read, or ``confirm`` names every missing cluster."""
     missing = sorted(set(held) - found) if found is not None else []
-    if not missing or all(name in confirm.replace(",", " ").split() for name in missing):
+    if not missing or all(confirmed(confirm, name) for name in missing):
         return ""
     names = ", ".join(missing)
     return (

@@ -308,7 +308,6 @@ def counted(**tables: int) -> dict[str, object]:
         (grepped(DBD_CONF.format("acct_old")), counted()),  # the old database holds nothing
         (grepped(DBD_CONF.format("acct_old")), counted(acct_old=42, slurm_acct_db=42)),  # moved by the admin
         (grepped("storageloc = acct_old  # was\n"), counted(slurm_acct_db=40)),  # read as slurmdbd reads keys
-        (slurped(DBD_CONF.format("slurm_acct_db")), {"skipped": True}),  # the whole file, as a slurp reads it
     ],
 )
 def test_the_database_slurmdbd_writes_to_or_none_goes_on(conf: object, count: object) -> None:
