@@ -560,23 +560,25 @@ stop_slurmctld() {
   scontrol shutdown slurmctld
   for _ in $(seq 1 40); do pgrep -x slurmctld >/dev/null || break; sleep 0.5; done
 }
+node() { echo "NodeName=$1 NodeAddr=$2 CPUs=2 State=UNKNOWN"; }
+# slurm.conf of cluster $1 with nodes n1 and n2 in partition p
+two_node_conf() {
+  printf 'ClusterName=%s\n%s\n%s\n%s\nPartitionName=p Nodes=n1,n2 Default=YES State=UP\n' "$1" "$base" \
+    "$(node n1 127.0.0.2)" "$(node n2 127.0.0.3)" > /etc/slurm/slurm.conf
+}
 """
 )
 
 _VANISHED_RUN = (
     _JOBS_PRELUDE
-    + r"""base="ClusterName=vn
-$base"
-node() { echo "NodeName=$1 NodeAddr=$2 CPUs=2 State=UNKNOWN"; }
-printf '%s\n%s\n%s\nPartitionName=p Nodes=n1,n2 Default=YES State=UP\n' "$base" "$(node n1 127.0.0.2)" \
-  "$(node n2 127.0.0.3)" > /etc/slurm/slurm.conf
+    + r"""two_node_conf vn
 start_slurmctld
 slurmd -N n1
 job=$(sbatch --parsable -w n1 -o /dev/null --wrap='sleep 300')
 for _ in $(seq 1 60); do [ "$(squeue -h -j "$job" -o %T)" = RUNNING ] && break; sleep 0.5; done
 echo "@@ before $(squeue -h -j "$job" -o %T) $(squeue -h -o %N -t R,S,CG,CF | tr '\n' ' ')"
 stop_slurmctld
-printf '%s\n%s\nPartitionName=p Nodes=n2 Default=YES State=UP\n' "$base" "$(node n2 127.0.0.3)" \
+printf 'ClusterName=vn\n%s\n%s\nPartitionName=p Nodes=n2 Default=YES State=UP\n' "$base" "$(node n2 127.0.0.3)" \
   > /etc/slurm/slurm.conf
 start_slurmctld
 echo "@@ after $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]*')"
@@ -642,11 +644,7 @@ def jobs_in_a_removed_partition(suite: str) -> tuple[str, dict[str, str]]:
 
 _RESERVATIONS_RUN = (
     _JOBS_PRELUDE
-    + r"""base="ClusterName=rv
-$base"
-node() { echo "NodeName=$1 NodeAddr=$2 CPUs=2 State=UNKNOWN"; }
-printf '%s\n%s\n%s\nPartitionName=p Nodes=n1,n2 Default=YES State=UP\n' "$base" "$(node n1 127.0.0.2)" \
-  "$(node n2 127.0.0.3)" > /etc/slurm/slurm.conf
+    + r"""two_node_conf rv
 start_slurmctld
 i=0
 while read -r first && read -r second; do

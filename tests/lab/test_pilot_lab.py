@@ -661,6 +661,12 @@ def restore(what: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def cut_in_half(host: str, path: str, copy: str) -> None:
+    """The first half of ``path`` on ``host`` written to ``copy`` there: a backup cut short (a full disk, a copy
+    stopped half-way)."""
+    docker_exec(host, "bash", "-c", f"head -c $(( $(stat -c %s {path}) / 2 )) {path} >{copy}")
+
+
 def cluster_tres(ctl: str) -> str:
     return docker_exec(ctl, "sacctmgr", "--noheader", "--parsable2", "show", "cluster", "format=TRES").strip()
 
@@ -698,10 +704,8 @@ def test_accounting_is_restored_from_the_scheduled_dump(lab: Lab) -> None:
     dump = f"/var/backups/gpucluster/accounting/{next(iter(dumps))}"
     confirmed = ("-e", "accounting_restore_confirm=slurm_acct_db")
     # A dump cut short (a full disk, a copy stopped half-way): refused before slurmdbd stops, nothing changed.
-    docker_exec(dbd, "bash", "-c", f"head -c $(( $(stat -c %s {dump}) / 2 )) {dump} >/root/cut.sql.gz")
-    cut = molecule_run.refused_unchanged(
-        restore("accounting", "-e", "accounting_restore_dump=/root/cut.sql.gz", *confirmed)
-    )
+    cut_in_half(dbd, dump, "/root/cut.sql.gz")
+    cut = refused_unchanged(restore("accounting", "-e", "accounting_restore_dump=/root/cut.sql.gz", *confirmed))
     assert "/root/cut.sql.gz on pilot-dbd01 is not a whole dump" in cut, cut[-3000:]
     # A whole dump the import stops in (a statement MariaDB refuses half-way): the database it replaced comes back
     # from the copy the restore made first, and slurmdbd serves it again.
@@ -800,8 +804,8 @@ def test_controller_state_is_restored_from_the_scheduled_archive(lab: Lab) -> No
     newest = f"{archive_dir}/{next(iter(archives))}"
     confirmed = ("-e", "slurm_state_restore_confirm=pilot")
     # An archive cut short (copied half-way from elsewhere): refused before the state is touched.
-    docker_exec(ctl, "bash", "-c", f"head -c $(( $(stat -c %s {newest}) / 2 )) {newest} >/root/cut.tar.gz")
-    cut = molecule_run.refused_unchanged(
+    cut_in_half(ctl, newest, "/root/cut.tar.gz")
+    cut = refused_unchanged(
         restore("controller-state", "-e", "slurm_state_restore_archive=/root/cut.tar.gz", *confirmed)
     )
     assert "/root/cut.tar.gz on pilot-ctl01 is not a whole archive of slurmctld's state" in cut, cut[-3000:]
