@@ -213,10 +213,14 @@ def bring_up(scenario: str, suite: str, volumes: Sequence[str], env: dict[str, s
         assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
 
 
-def build_lab(scenario: str, suite: str, volumes: Sequence[str]) -> tuple[str, float]:
-    """A scenario's lab from bare containers (bring_up), then the first converge with -vvv. Returns its
-    output and its seconds."""
+def build_lab(
+    scenario: str, suite: str, volumes: Sequence[str], before_converge: Callable[[], None] | None = None
+) -> tuple[str, float]:
+    """A scenario's lab from bare containers (bring_up), ``before_converge`` on the bare containers (a check run
+    of a new cluster), then the first converge with -vvv. Returns its output and its seconds."""
     bring_up(scenario, suite, volumes)
+    if before_converge is not None:
+        before_converge()
     start = time.monotonic()
     converge = molecule("converge", "-s", scenario, "--", "-vvv", suite=suite)
     seconds = time.monotonic() - start
