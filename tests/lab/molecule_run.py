@@ -65,6 +65,52 @@ def sh(host: str, command: str, check: bool = True, timeout: int = 120) -> str:
     return result.stdout.strip()
 
 
+# What a deploy makes on a host: an installed package (the hash of every package's state), the MUNGE key, the Slurm
+# files, the GPU check's directory, the daemons' enablement. Compared before and after a check run on bare hosts.
+HOST_STATE = (
+    "dpkg-query -W -f '${Package} ${Status}\\n' | sha256sum; "
+    "ls -d /etc/munge/munge.key /etc/slurm/slurm.conf /etc/slurm/slurmdbd.conf /etc/gpucluster 2>/dev/null; "
+    "systemctl is-enabled slurmctld slurmd slurmdbd munge mariadb 2>/dev/null | tr '\\n' ' '"
+)
+
+
+def host_states(hosts: Sequence[str]) -> dict[str, str]:
+    """``HOST_STATE`` of each host."""
+    return {host: sh(host, HOST_STATE, check=False) for host in hosts}
+
+
+@dataclass
+class BareCheck:
+    """``--check --diff`` of a scenario's cluster on its bare containers, before the first converge (what a careful
+    admin runs first on new hosts), and each host's ``HOST_STATE`` before and after it."""
+
+    result: subprocess.CompletedProcess[str]
+    before: dict[str, str]
+    after: dict[str, str]
+
+
+def check_bare_hosts(
+    scenario: str, suite: str, hosts: Sequence[str], holder: list[BareCheck], env: dict[str, str] | None = None
+) -> None:
+    """The scenario's converge with --check --diff on its bare containers, kept in ``holder``."""
+    before = host_states(hosts)
+    result = molecule("converge", "-s", scenario, "--", "--check", "--diff", suite=suite, env=env)
+    holder.append(BareCheck(result, before, host_states(hosts)))
+
+
+def assert_bare_check_clean(check: BareCheck, hosts: Sequence[str], leaked: Callable[[str], list[str]]) -> None:
+    """The check run went through (rc 0), reported changes on every host, changed nothing there and showed no secret
+    (``leaked``: the secrets found in a text)."""
+    result = check.result
+    assert result.returncode == 0, failures(result.stdout) + result.stdout[-3000:] + result.stderr[-2000:]
+    counters = recap(result.stdout)
+    assert set(hosts) <= set(counters)
+    assert all(counters[host]["changed"] > 0 for host in hosts), counters  # it reports what the deploy would do
+    assert check.after == check.before
+    assert "/etc/munge/munge.key" not in "".join(check.after.values())
+    assert leaked(result.stdout + result.stderr) == []
+
+
 T = TypeVar("T")
 
 
@@ -229,11 +275,19 @@ def build_lab(
 
 
 def build_earlier_phase(
-    scenario: str, suite: str, volumes: Sequence[str], inventory: Path, env: dict[str, str] | None = None
+    scenario: str,
+    suite: str,
+    volumes: Sequence[str],
+    inventory: Path,
+    env: dict[str, str] | None = None,
+    before_converge: Callable[[], None] | None = None,
 ) -> float:
-    """A scenario's containers from bare images (bring_up), then its earlier phase built on some of them by
-    playbooks/deploy.yml with that phase's static ``inventory``. Returns the converge's seconds."""
+    """A scenario's containers from bare images (bring_up), ``before_converge`` on the bare containers (a check run
+    of the scenario's own cluster), then its earlier phase built on some of them by playbooks/deploy.yml with that
+    phase's static ``inventory``. Returns the converge's seconds."""
     bring_up(scenario, suite, volumes, env)
+    if before_converge is not None:
+        before_converge()
     # One cluster CA across the phases, as a site keeps it: the later phase's inventory is Molecule's, whose
     # common_tls_ca_dir is its .pki (a CA missing there while the hosts hold certificates is refused as lost).
     ephemeral = (env or {}).get("MOLECULE_EPHEMERAL_DIRECTORY")

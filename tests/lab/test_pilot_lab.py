@@ -96,35 +96,7 @@ def docker_exec(host: str, *command: str) -> str:
 class Lab:
     converge_log: str
     converge_seconds: float
-    bare_check: BareCheck
-
-
-@dataclass
-class BareCheck:
-    """``--check --diff`` on the bare containers, before the first converge (what a careful admin runs first), and
-    each host's installed packages and the files the deploy makes, before and after it."""
-
-    result: subprocess.CompletedProcess[str]
-    before: dict[str, str]
-    after: dict[str, str]
-
-
-# What the deploy makes on each host: an installed package, the MUNGE key, slurm.conf, the GPU check's files.
-HOST_STATE = (
-    "dpkg-query -W -f '${Package} ${Status}\\n' | sha256sum; "
-    "ls -d /etc/munge/munge.key /etc/slurm/slurm.conf /etc/slurm/slurmdbd.conf /etc/gpucluster 2>/dev/null; "
-    "systemctl is-enabled slurmctld slurmd slurmdbd munge 2>/dev/null | tr '\\n' ' '"
-)
-
-
-def host_states() -> dict[str, str]:
-    return {host: sh(host, HOST_STATE, check=False) for host in HOSTS}
-
-
-def check_bare_cluster(holder: list[BareCheck]) -> None:
-    before = host_states()
-    result = molecule("converge", "-s", "pilot", "--", "--check", "--diff")
-    holder.append(BareCheck(result, before, host_states()))
+    bare_check: molecule_run.BareCheck
 
 
 # /home of the lab is a Docker volume shared by its containers (the lab kernel has no NFS).
@@ -141,8 +113,9 @@ PILOT_SUITES = {suite: release for suite, release in SUITES.items() if molecule_
 def lab(request: pytest.FixtureRequest) -> Iterator[Lab]:
     _suite["name"] = request.param
     try:  # a lab that fails to build is destroyed too: its fixed names would stop the next run
-        checks: list[BareCheck] = []
-        log, seconds = molecule_run.build_lab("pilot", request.param, VOLUMES, partial(check_bare_cluster, checks))
+        checks: list[molecule_run.BareCheck] = []
+        check = partial(molecule_run.check_bare_hosts, "pilot", request.param, HOSTS, checks)
+        log, seconds = molecule_run.build_lab("pilot", request.param, VOLUMES, check)
         print(f"\npilot lab ({request.param}): first converge took {seconds:.0f} s")
         yield Lab(log, seconds, checks[0])
     finally:
@@ -153,14 +126,7 @@ def test_a_check_run_on_the_bare_hosts_says_what_it_would_do_and_changes_nothing
     """``--check --diff`` before the first deploy - the first command a careful admin runs on new hosts - goes through
     every play (packages, services and units the run would install or write first are reported, not asked for),
     changes nothing on any host and shows no secret."""
-    check = lab.bare_check.result
-    assert check.returncode == 0, failures(check.stdout) + check.stdout[-3000:] + check.stderr[-2000:]
-    counters = recap(check.stdout)
-    assert set(HOSTS) <= set(counters)
-    assert all(counters[host]["changed"] > 0 for host in HOSTS), counters  # it reports what the deploy would do
-    assert lab.bare_check.after == lab.bare_check.before
-    assert "/etc/munge/munge.key" not in "".join(lab.bare_check.after.values())
-    assert leaked(check.stdout + check.stderr) == []
+    molecule_run.assert_bare_check_clean(lab.bare_check, HOSTS, leaked)
 
 
 def test_second_converge_changes_nothing(lab: Lab) -> None:

@@ -109,6 +109,8 @@ class Lab:
     # upgrade-production.yml --check --diff on the pilot, and the pilot before and after it (pilot_state)
     check: subprocess.CompletedProcess[str] | None = None
     around_check: tuple[PilotState, PilotState] = (([], [], []), ([], [], []))
+    # the production cluster's deploy.yml --check --diff on the bare containers, before the pilot is built on them
+    bare_check: molecule_run.BareCheck | None = None
 
 
 VOLUMES = ("gpucluster-prod-home", "gpucluster-prod-state")
@@ -171,7 +173,9 @@ def lab() -> Iterator[Lab]:
 
 def build() -> Lab:
     """The phase-1 pilot with jobs, then upgrade-production.yml run on it while squeue is sampled."""
-    seconds = molecule_run.build_earlier_phase("production", SUITE, VOLUMES, PILOT_INVENTORY, ENV)
+    bare: list[molecule_run.BareCheck] = []
+    check_bare = partial(molecule_run.check_bare_hosts, "production", SUITE, HOSTS, bare, ENV)
+    seconds = molecule_run.build_earlier_phase("production", SUITE, VOLUMES, PILOT_INVENTORY, ENV, check_bare)
     report(f"production lab: the phase-1 pilot (4 hosts) converged in {seconds:.0f} s")
     # The BMC the production inventory's fence devices log in to, before the move to production declares them.
     bmc.up("gpucluster-prod", BMC, BMC_PASSWORD, CONTROLLERS, image=f"gpucluster/lab:{SUITE}")
@@ -205,7 +209,15 @@ def build() -> Lab:
         f"squeue went unanswered in {len(samples.failed)} of {samples.samples} samples (2 s apart), "
         f"longest outage {samples.longest():.0f} s"
     )
-    return Lab(upgrade.stdout + upgrade.stderr, seconds, accounting, running_job, queued, check, around_check)
+    return Lab(upgrade.stdout + upgrade.stderr, seconds, accounting, running_job, queued, check, around_check, bare[0])
+
+
+def test_a_check_run_of_the_production_cluster_on_bare_hosts_changes_nothing(lab: Lab) -> None:
+    """deploy.yml --check --diff of the production cluster on its bare containers, before anything was built there
+    (a new site's first command): through every play - the Galera nodes, the Pacemaker pair, the login pool - with
+    what it would install, write and start reported, nothing changed on any host, no secret shown."""
+    assert lab.bare_check is not None
+    molecule_run.assert_bare_check_clean(lab.bare_check, HOSTS, leaked)
 
 
 def test_check_mode_on_the_pilot_changes_nothing(lab: Lab) -> None:
