@@ -12,6 +12,7 @@ from ansible_collections.gpucluster.cluster.plugins.filter.cluster import (
     cluster_pod_setting,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.ha import (
+    fence_address_errors,
     fence_packages,
     fencing_errors,
     login_pool_errors,
@@ -97,6 +98,9 @@ def pacemaker_pairs_errors(
             "slurm_vip_variable": pod_variable if pod else "cluster_controller_vip",
         }
         errors += pacemaker_errors(pair, {host: addresses[host] for host in pair if host in addresses}, settings)
+        errors += fence_address_errors(
+            settings["fence_devices"], str(settings["vip"] or ""), settings["vip_variable"], addresses
+        )
         slurm_addresses = own.get("cluster_controller_addresses") or {}
         vip = str(settings["vip"] or "")
         errors += [

@@ -192,6 +192,34 @@ def _shared_fence_errors(controllers: Sequence[str], devices: Mapping[str, Any])
     ]
 
 
+def fence_address_errors(
+    devices: Mapping[str, Any], vip: str, vip_variable: str, addresses: Mapping[str, str]
+) -> list[str]:
+    """A fence device pointed at the pair's VIP or at a host's own address instead of a BMC (a line filled in
+    from the hosts' table): the agent would log in to the system it is meant to power off - no answer there
+    once that system hangs, so fencing fails and Pacemaker stops the failover it was meant to make safe."""
+    owners: dict[str, list[str]] = {}
+    for host, address in addresses.items():
+        owners.setdefault(str(address), []).append(host)
+    errors = []
+    for host, device in devices.items():
+        ip = str(device.get("ip") or "") if isinstance(device, Mapping) else ""
+        if not ip:
+            continue
+        if vip and ip == vip:
+            errors.append(
+                f"{host}: fence device ip {ip} is {vip_variable}, the address the controller in charge raises, not "
+                f"a BMC: fencing {host} would log in to the controller itself; give {host}'s BMC address"
+            )
+        elif ip in owners:
+            errors.append(
+                f"{host}: fence device ip {ip} is the address of {', '.join(sorted(owners[ip]))} (the system, not "
+                f"its BMC): the agent gets no answer there once the system hangs, so fencing fails; give {host}'s "
+                "BMC address"
+            )
+    return errors
+
+
 def pair_errors(controllers: Sequence[str]) -> list[str]:
     if len(controllers) != 2:
         return [

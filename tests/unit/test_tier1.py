@@ -250,3 +250,22 @@ def test_an_earlier_validation_of_the_run_stands_for_one_that_checks_no_more() -
     assert not tier1.covers({**upgrade, "limit_holds": ["controllers"]}, {**deploy, "limit_holds": ["dbd"]})
     assert not tier1.covers(upgrade, {**deploy, "skip_unused": False})
     assert not tier1.covers(None, deploy)
+
+
+def test_a_fence_device_at_the_vip_or_at_a_controllers_own_address_is_refused() -> None:
+    """A BMC address copied from the hosts' table or the VIP: the agent would log in to the system it fences."""
+    groups = {"controllers": ["ctl1", "ctl2"]}
+    hostvars: dict[str, dict[str, Any]] = {"ctl1": {"group_names": ["controllers"]}}
+    addresses = {"ctl1": "10.0.0.11", "ctl2": "10.0.0.12"}
+    devices = _bmcs(["ctl1", "ctl2"])
+    shared = {"vip": "10.0.0.10", "fence_devices": devices}
+    assert pacemaker_pairs_errors(["ctl1"], groups, hostvars, None, addresses, shared=shared) == []
+    devices["ctl1"] = {**devices["ctl1"], "ip": "10.0.0.10"}
+    devices["ctl2"] = {**devices["ctl2"], "ip": "10.0.0.11"}
+    found = pacemaker_pairs_errors(["ctl1"], groups, hostvars, None, addresses, shared=shared)
+    assert found == [
+        "ctl1: fence device ip 10.0.0.10 is pacemaker_vip, the address the controller in charge raises, not a BMC: "
+        "fencing ctl1 would log in to the controller itself; give ctl1's BMC address",
+        "ctl2: fence device ip 10.0.0.11 is the address of ctl1 (the system, not its BMC): the agent gets no answer "
+        "there once the system hangs, so fencing fails; give ctl2's BMC address",
+    ]
