@@ -65,7 +65,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
                 found, role_plan = self._check(role, variables)
                 problems += found
                 plan = role_plan if role == "cluster" else plan
-        problems += self._playbook_problems(variables)
+        problems = tier1.tidy_problems(problems + self._playbook_problems(variables))
         result["problems"] = problems
         if "cluster" in roles:
             # plain data: the inventory's strings carry Ansible's tags (origin, trusted as a template), which the fact

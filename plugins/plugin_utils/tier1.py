@@ -144,13 +144,61 @@ def argument_problems(
                 values[name] = render(templar, names[name])
             except AnsibleUndefinedVariable as exc:
                 if not lenient:
-                    # (a Vault value not given; the validate entry points name no value over facts)
-                    undefined.append(f"{name} cannot be read: {exc.message}; define it (Vault: --ask-vault-pass)")
+                    # (a Vault value not given - the validate entry points name no value over facts -, or a value
+                    # built from another that has the wrong type, which the specs name below)
+                    hint = (
+                        "; define it (Vault: --ask-vault-pass)"
+                        if "is undefined" in exc.message
+                        else " - it is built from other settings: check those"
+                    )
+                    undefined.append(f"{name} cannot be read: {exc.message}{hint}")
     spec = {name: option for name, option in options.items() if name in values} if lenient else dict(options)
     checked = ArgumentSpecValidator(spec).validate(values, validate_role_argument_spec=True)
     # (a value an option marks no_log - a password of the wrong type - is masked in the message, as in a module's)
     messages = [remove_values(message, checked._no_log_values) for message in checked.error_messages]
-    return undefined + [f"{message} (the {role} role's argument specs)" for message in messages]
+    # Ansible reports a list element of the wrong type twice, once without the option's name: kept with it only
+    named = [message for message in messages if not any(other.endswith(f": {message}") for other in messages)]
+    return undefined + [f"{message} (the {role} role's argument specs)" for message in named]
+
+
+# Ansible's argument-spec messages name the Python class of a wrong value (its tagged containers from the inventory's
+# YAML): "<class 'ansible.module_utils._internal._datatag._AnsibleTaggedList'> cannot be converted to a dict".
+_CLASS = re.compile(r"<class '(?:[\w.]*\.)?(?:_AnsibleTagged)?(\w+)'>")
+_KINDS = {"list": "a list", "dict": "a mapping", "str": "a string", "int": "a number", "float": "a number"}
+_SPECS = re.compile(r"^(?P<text>.*) \(the (?P<role>\w+) role's argument specs\)$")
+
+
+def tidy_problems(problems: Sequence[str]) -> list[str]:
+    """The run's problems as an admin reads them: Python class names said as kinds of value, one message the
+    argument specs of several roles give once (naming the roles), and a role check that could not run on values
+    refused by the specs said as such instead of the template's error."""
+    merged: dict[str, list[str]] = {}
+    order: list[str] = []
+    for problem in problems:
+        text = _CLASS.sub(lambda found: _KINDS.get(found[1].lower(), found[1].lower()), problem)
+        matched = _SPECS.match(text)
+        key, role = (matched["text"], matched["role"]) if matched else (text, "")
+        if key not in merged:
+            merged[key] = []
+            order.append(key)
+        if role and role not in merged[key]:
+            merged[key].append(role)
+    refused = any(merged[key] for key in order)
+    tidy = []
+    for key in order:
+        roles = merged[key]
+        if roles:
+            owners = (
+                f"the {roles[0]} role's" if len(roles) == 1 else f"the {', '.join(roles[:-1])} and {roles[-1]} roles'"
+            )
+            tidy.append(f"{key} ({owners} argument specs)")
+        elif refused and (found := re.match(r"^the (\w+) role's settings could not be checked: ", key)):
+            tidy.append(
+                f"the {found[1]} role's settings were not checked: they read values refused above; fix those first"
+            )
+        else:
+            tidy.append(key)
+    return tidy
 
 
 def group_representatives(groups: Mapping[str, Sequence[str]]) -> list[tuple[str, str]]:

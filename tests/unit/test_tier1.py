@@ -269,3 +269,31 @@ def test_a_fence_device_at_the_vip_or_at_a_controllers_own_address_is_refused() 
         "ctl2: fence device ip 10.0.0.11 is the address of ctl1 (the system, not its BMC): the agent gets no answer "
         "there once the system hangs, so fencing fails; give ctl2's BMC address",
     ]
+
+
+def test_problems_read_as_an_admin_reads_them() -> None:
+    """Class names said as kinds of value, one message from several roles' specs given once, and a role check that
+    could not run on values the specs refused said as such."""
+    tagged = "<class 'ansible.module_utils._internal._datatag._AnsibleTaggedList'>"
+    wrong = f"argument 'cluster_node_types' is of type list and we were unable to convert to dict: {tagged} cannot be"
+    found = tier1.tidy_problems(
+        [
+            f"{wrong} converted to a dict (the cluster role's argument specs)",
+            f"{wrong} converted to a dict (the accounting role's argument specs)",
+            "the slurm role's settings could not be checked: Error rendering template: can only concatenate list",
+        ]
+    )
+    assert found == [
+        "argument 'cluster_node_types' is of type list and we were unable to convert to dict: a list cannot be "
+        "converted to a dict (the cluster and accounting roles' argument specs)",
+        "the slurm role's settings were not checked: they read values refused above; fix those first",
+    ]
+    # without a refusal by the specs, the template's own error is the problem to show
+    alone = "the slurm role's settings could not be checked: 'x' is undefined"
+    assert tier1.tidy_problems([alone]) == [alone]
+
+
+def test_a_list_element_of_the_wrong_type_is_named_once_with_its_option() -> None:
+    options = {"x_exports": {"type": "list", "elements": "dict"}}
+    found = tier1.argument_problems("x", options, {"x_exports": "/home"}, Templar(variables={}))
+    assert len(found) == 1 and "option 'x_exports'" in found[0], found
