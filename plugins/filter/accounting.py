@@ -20,6 +20,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import
     KNOWN_RELEASES,
     Release,
 )
+from ansible_collections.gpucluster.cluster.plugins.module_utils.secret_text import slurm_conf_secret_errors
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurm_keys import purge_errors
 
 
@@ -106,11 +107,17 @@ def accounting_errors(
     return found + associations.allow_accounts_errors(accounts if isinstance(accounts, Mapping) else {}, allowed)
 
 
-def accounting_settings_errors(purge: Any, sizes: Mapping[str, Any], release: Any = None) -> list[str]:
+def accounting_settings_errors(
+    purge: Any, sizes: Mapping[str, Any], release: Any = None, db_password: Any = ""
+) -> list[str]:
     """What slurmdbd or MariaDB would not start with: accounting_purge's keys and retentions (slurmdbd.conf of the
-    release; default: the model's default release), and MariaDB sizes (``sizes``: variable -> value) that are no
-    number with an optional K, M, G or T."""
+    release; default: the model's default release), MariaDB sizes (``sizes``: variable -> value) that are no
+    number with an optional K, M, G or T, and a database password (``db_password``) slurmdbd.conf cannot carry."""
     errors = purge_errors(purge, str(release or DEFAULT_RELEASE))
+    password = str(db_password or "")
+    if 0 < len(password) < 12:
+        errors.append("accounting_db_password is shorter than 12 characters; give a longer one (Ansible Vault)")
+    errors += slurm_conf_secret_errors("accounting_db_password", password, "slurmdbd.conf (StoragePass)")
     for name, value in sizes.items():
         if isinstance(value, bool) or not re.fullmatch(r"\d+[KMGTPE]?", str(value).strip(), re.IGNORECASE):
             errors.append(f"{name}: {value!r} is not a size MariaDB reads; write a number with K, M, G or T (4G)")

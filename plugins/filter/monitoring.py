@@ -15,6 +15,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring impo
     prometheus_config_of,
     settings_errors,
 )
+from ansible_collections.gpucluster.cluster.plugins.module_utils.secret_text import OPTION_FILE, plain_secret_errors
 
 
 def monitoring_prometheus_config(plan: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -75,12 +76,26 @@ def monitoring_alertmanager_errors(route: Any, receivers: Any) -> list[str]:
 
 
 def monitoring_settings_errors(
-    durations: Mapping[str, Any], ports: Mapping[str, Any], exporters: Mapping[str, Any] | None = None
+    durations: Mapping[str, Any],
+    ports: Mapping[str, Any],
+    exporters: Mapping[str, Any] | None = None,
+    db_password: Any = None,
 ) -> list[str]:
     """What Prometheus and the exporters would not start with: ``durations`` and ``ports`` by variable name (a
-    duration Prometheus does not read, a port out of range, taken twice or a Slurm daemon's), and ``exporters``'
-    settings (the Slurm exporter's timeout and connection cap, mysqld_exporter's grants: least privilege)."""
-    return settings_errors(durations, ports) + exporter_errors(exporters or {})
+    duration Prometheus does not read, a port out of range, taken twice or a Slurm daemon's), ``exporters``'
+    settings (the Slurm exporter's timeout and connection cap, mysqld_exporter's grants: least privilege), and
+    mysqld_exporter's database password where one is given and there is a database to watch (``db_password``; None:
+    no dbd hosts)."""
+    errors = settings_errors(durations, ports) + exporter_errors(exporters or {})
+    password = str(db_password or "")
+    if not password:
+        return errors  # (a deployment asks for it where the dbd group has hosts; render.yml does not need it)
+    name = "monitoring_mysqld_exporter_db_password"
+    if len(password) < 12:
+        return [*errors, f"{name} is shorter than 12 characters; give a longer one (Ansible Vault)"]
+    return errors + plain_secret_errors(
+        name, password, "mysqld_exporter's option file ([client] password)", OPTION_FILE
+    )
 
 
 def monitoring_alertmanager_config(

@@ -29,6 +29,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import
     Release,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.reservations import guide_rows, reservation_errors
+from ansible_collections.gpucluster.cluster.plugins.module_utils.secret_text import slurm_conf_value
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurm_keys import cgroup_errors
 
 
@@ -298,4 +299,5 @@ class FilterModule:
             "slurm_stateless_nodes": slurm_stateless_nodes,
             "slurm_held_clusters": slurm_held_clusters,
             "slurm_orphan_jobs_error": slurm_orphan_jobs_error,
+            "slurm_conf_value": slurm_conf_value,
         }

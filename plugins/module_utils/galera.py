@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .secret_text import OPTION_FILE, plain_secret_errors
 from .values import whole_in_range
 
 GIB = 1024**3
@@ -385,6 +386,13 @@ def settings_errors(galera: Sequence[str], dbd: Sequence[str], settings: Mapping
     elif method == "mariabackup" and len(str(settings.get("sst_password") or "")) < 12:
         errors.append(
             "galera_sst_password (Ansible Vault, 12+ characters) is required for galera_sst_method mariabackup"
+        )
+    elif method == "mariabackup":
+        errors += plain_secret_errors(
+            "galera_sst_password",
+            str(settings.get("sst_password")),
+            "MariaDB's option file (wsrep_sst_auth)",
+            OPTION_FILE,
         )
     chosen = str(settings.get("bootstrap_from") or "")
     if chosen and chosen not in galera:

@@ -10,6 +10,7 @@ from typing import Any
 
 import netaddr
 
+from .secret_text import KEEPALIVED, plain_secret_errors
 from .values import whole_in_range
 
 FENCE_AGENTS = {
@@ -313,6 +314,10 @@ def login_pool_errors(logins: Sequence[str], addresses: Mapping[str, str], setti
         errors.append(
             "login_pool_vrrp_password is longer than 8 characters; VRRP's PASS authentication keeps only 8, "
             "so nodes set up with different tails would not see each other: use 8 or fewer"
+        )
+    else:
+        errors += plain_secret_errors(
+            "login_pool_vrrp_password", password, "keepalived.conf (auth_pass)", KEEPALIVED, "openssl rand -base64 6"
         )
     if settings.get("balance") not in BALANCE:
         errors.append(
