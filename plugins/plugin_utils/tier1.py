@@ -165,6 +165,7 @@ def argument_problems(
 # YAML): "<class 'ansible.module_utils._internal._datatag._AnsibleTaggedList'> cannot be converted to a dict".
 _CLASS = re.compile(r"<class '(?:[\w.]*\.)?(?:_AnsibleTagged)?(\w+)'>")
 _KINDS = {"list": "a list", "dict": "a mapping", "str": "a string", "int": "a number", "float": "a number"}
+_MISSING = re.compile(r"^missing required arguments: (.+?)(?= \(the \w+ role's argument specs\)$|$)")
 _SPECS = re.compile(r"^(?P<text>.*) \(the (?P<role>\w+) role's argument specs\)$")
 
 
@@ -176,6 +177,7 @@ def tidy_problems(problems: Sequence[str]) -> list[str]:
     order: list[str] = []
     for problem in problems:
         text = _CLASS.sub(lambda found: _KINDS.get(found[1].lower(), found[1].lower()), problem)
+        text = _MISSING.sub(r"\1 not set: required - give it in the inventory (a secret: in Ansible Vault)", text)
         matched = _SPECS.match(text)
         key, role = (matched["text"], matched["role"]) if matched else (text, "")
         if key not in merged:

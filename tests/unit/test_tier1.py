@@ -297,3 +297,13 @@ def test_a_list_element_of_the_wrong_type_is_named_once_with_its_option() -> Non
     options = {"x_exports": {"type": "list", "elements": "dict"}}
     found = tier1.argument_problems("x", options, {"x_exports": "/home"}, Templar(variables={}))
     assert len(found) == 1 and "option 'x_exports'" in found[0], found
+
+
+def test_a_required_value_left_unset_is_named_with_what_to_do() -> None:
+    found = tier1.tidy_problems(
+        ["missing required arguments: accounting_db_password (the accounting role's argument specs)"]
+    )
+    assert found == [
+        "accounting_db_password not set: required - give it in the inventory (a secret: in Ansible Vault) (the "
+        "accounting role's argument specs)"
+    ]
