@@ -80,17 +80,24 @@ def monitoring_settings_errors(
     ports: Mapping[str, Any],
     exporters: Mapping[str, Any] | None = None,
     db_password: Any = None,
+    required: bool = False,
 ) -> list[str]:
     """What Prometheus and the exporters would not start with: ``durations`` and ``ports`` by variable name (a
     duration Prometheus does not read, a port out of range, taken twice or a Slurm daemon's), ``exporters``'
     settings (the Slurm exporter's timeout and connection cap, mysqld_exporter's grants: least privilege), and
-    mysqld_exporter's database password where one is given and there is a database to watch (``db_password``; None:
-    no dbd hosts)."""
+    mysqld_exporter's database password where there is a database to watch (``db_password``; None: no dbd hosts),
+    unset refused where ``required`` (a deployment's validation; render.yml's needs no secret)."""
     errors = settings_errors(durations, ports) + exporter_errors(exporters or {})
     password = str(db_password or "")
-    if not password:
-        return errors  # (a deployment asks for it where the dbd group has hosts; render.yml does not need it)
     name = "monitoring_mysqld_exporter_db_password"
+    if not password and db_password is not None and required:
+        return [
+            *errors,
+            f"{name} not set, and the dbd group has databases to watch: give one of 12 characters or more (Ansible "
+            "Vault), or the deployment would stop at the monitoring role after the roles before it changed the hosts",
+        ]
+    if not password:
+        return errors
     if len(password) < 12:
         return [*errors, f"{name} is shorter than 12 characters; give a longer one (Ansible Vault)"]
     return errors + plain_secret_errors(

@@ -23,8 +23,9 @@ VAULT = {
     "vault_accounting_db_password": "db-secret-0123456789",
     "vault_login_vrrp_password": "vrrp1234",
     "vault_bmc_password": "bmc-secret-0",
-    # the pilot sample leaves the database password to the site's vault (README), which validate.yml requires
+    # the pilot sample leaves these to the site's vault (README), which validate.yml requires
     "accounting_db_password": "db-secret-0123456789",
+    "monitoring_mysqld_exporter_db_password": "exporter-secret-0123",
 }
 
 

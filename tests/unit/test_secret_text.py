@@ -82,3 +82,6 @@ def test_each_role_refuses_the_secret_its_file_cannot_carry() -> None:
         "monitoring_mysqld_exporter_db_password holds '#'"
     )
     assert monitoring_settings_errors({}, {}, {}, "") == []
+    # a deployment's validation requires it where the dbd group has databases to watch (None: it has none)
+    assert "not set" in monitoring_settings_errors({}, {}, {}, "", required=True)[0]
+    assert monitoring_settings_errors({}, {}, {}, None, required=True) == []
