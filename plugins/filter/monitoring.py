@@ -80,14 +80,22 @@ def monitoring_settings_errors(
     ports: Mapping[str, Any],
     exporters: Mapping[str, Any] | None = None,
     db_password: Any = None,
+    *,
     required: bool = False,
+    grafana_password: Any = None,
 ) -> list[str]:
     """What Prometheus and the exporters would not start with: ``durations`` and ``ports`` by variable name (a
     duration Prometheus does not read, a port out of range, taken twice or a Slurm daemon's), ``exporters``'
     settings (the Slurm exporter's timeout and connection cap, mysqld_exporter's grants: least privilege), and
     mysqld_exporter's database password where there is a database to watch (``db_password``; None: no dbd hosts),
-    unset refused where ``required`` (a deployment's validation; render.yml's needs no secret)."""
+    unset refused where ``required`` (a deployment's validation; render.yml's needs no secret), as is Grafana's admin
+    password where Grafana is installed (``grafana_password``; None: it is not)."""
     errors = settings_errors(durations, ports) + exporter_errors(exporters or {})
+    if required and grafana_password is not None and not str(grafana_password):
+        errors.append(
+            "monitoring_grafana_admin_password not set, and Grafana is to be installed on the monitoring hosts "
+            "(monitoring_grafana_install): give it (Ansible Vault), or set monitoring_grafana_install to false"
+        )
     password = str(db_password or "")
     name = "monitoring_mysqld_exporter_db_password"
     if not password and db_password is not None and required:

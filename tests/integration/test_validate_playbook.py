@@ -26,6 +26,7 @@ VAULT = {
     # the pilot sample leaves these to the site's vault (README), which validate.yml requires
     "accounting_db_password": "db-secret-0123456789",
     "monitoring_mysqld_exporter_db_password": "exporter-secret-0123",
+    "monitoring_grafana_admin_password": "grafana-secret-0123",
 }
 
 

@@ -85,3 +85,5 @@ def test_each_role_refuses_the_secret_its_file_cannot_carry() -> None:
     # a deployment's validation requires it where the dbd group has databases to watch (None: it has none)
     assert "not set" in monitoring_settings_errors({}, {}, {}, "", required=True)[0]
     assert monitoring_settings_errors({}, {}, {}, None, required=True) == []
+    grafana = monitoring_settings_errors({}, {}, {}, None, required=True, grafana_password="")
+    assert "monitoring_grafana_admin_password not set" in grafana[0]
