@@ -81,15 +81,20 @@ def monitoring_settings_errors(
     exporters: Mapping[str, Any] | None = None,
     db_password: Any = None,
     *,
-    required: bool = False,
+    deploying: bool = False,
+    tags: Sequence[Sequence[str]] = (("all",), ()),
     grafana_password: Any = None,
 ) -> list[str]:
     """What Prometheus and the exporters would not start with: ``durations`` and ``ports`` by variable name (a
     duration Prometheus does not read, a port out of range, taken twice or a Slurm daemon's), ``exporters``'
     settings (the Slurm exporter's timeout and connection cap, mysqld_exporter's grants: least privilege), and
     mysqld_exporter's database password where there is a database to watch (``db_password``; None: no dbd hosts),
-    unset refused where ``required`` (a deployment's validation; render.yml's needs no secret), as is Grafana's admin
-    password where Grafana is installed (``grafana_password``; None: it is not)."""
+    unset refused in a ``deploying`` run's validation that runs the monitoring role (``tags``: the run's tags and
+    skipped tags; render.yml's validation needs no secret), as is Grafana's admin password where Grafana is installed
+    (``grafana_password``; None: it is not)."""
+    run_tags = set(tags[0] if len(tags) > 0 else ()) or {"all"}
+    skip_tags = set(tags[1] if len(tags) > 1 else ())
+    required = deploying and "monitoring" not in skip_tags and bool({"all", "monitoring"} & run_tags)
     errors = settings_errors(durations, ports) + exporter_errors(exporters or {})
     if required and grafana_password is not None and not str(grafana_password):
         errors.append(

@@ -83,7 +83,10 @@ def test_each_role_refuses_the_secret_its_file_cannot_carry() -> None:
     )
     assert monitoring_settings_errors({}, {}, {}, "") == []
     # a deployment's validation requires it where the dbd group has databases to watch (None: it has none)
-    assert "not set" in monitoring_settings_errors({}, {}, {}, "", required=True)[0]
-    assert monitoring_settings_errors({}, {}, {}, None, required=True) == []
-    grafana = monitoring_settings_errors({}, {}, {}, None, required=True, grafana_password="")
+    assert "not set" in monitoring_settings_errors({}, {}, {}, "", deploying=True)[0]
+    assert monitoring_settings_errors({}, {}, {}, None, deploying=True) == []
+    # a run that skips the monitoring role (the labs: --skip-tags monitoring) needs neither
+    assert monitoring_settings_errors({}, {}, {}, "", deploying=True, tags=[["all"], ["monitoring"]]) == []
+    assert monitoring_settings_errors({}, {}, {}, "", deploying=True, tags=[["slurm"], []]) == []
+    grafana = monitoring_settings_errors({}, {}, {}, None, deploying=True, grafana_password="")
     assert "monitoring_grafana_admin_password not set" in grafana[0]
