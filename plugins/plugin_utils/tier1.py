@@ -166,6 +166,8 @@ def argument_problems(
 _CLASS = re.compile(r"<class '(?:[\w.]*\.)?(?:_AnsibleTagged)?(\w+)'>")
 _KINDS = {"list": "a list", "dict": "a mapping", "str": "a string", "int": "a number", "float": "a number"}
 _MISSING = re.compile(r"^missing required arguments: (.+?)(?= \(the \w+ role's argument specs\)$|$)")
+# cluster_slurm_release (and a pod's) names a release series; a patch release (24.11.6) is one of its releases
+_PATCH_RELEASE = re.compile(r"^value of (\w+) must be one of: [^\n]*, got: (\d{2}\.\d{2})\.(\d+)(?= \(|$)")
 _SPECS = re.compile(r"^(?P<text>.*) \(the (?P<role>\w+) role's argument specs\)$")
 
 
@@ -178,6 +180,7 @@ def tidy_problems(problems: Sequence[str]) -> list[str]:
     for problem in problems:
         text = _CLASS.sub(lambda found: _KINDS.get(found[1].lower(), found[1].lower()), problem)
         text = _MISSING.sub(r"\1 not set: required - give it in the inventory (a secret: in Ansible Vault)", text)
+        text = _PATCH_RELEASE.sub(r"\g<0> - give the release series, \2 (\2.\3 is one of its releases)", text)
         matched = _SPECS.match(text)
         key, role = (matched["text"], matched["role"]) if matched else (text, "")
         if key not in merged:

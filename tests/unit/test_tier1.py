@@ -307,3 +307,12 @@ def test_a_required_value_left_unset_is_named_with_what_to_do() -> None:
         "accounting_db_password not set: required - give it in the inventory (a secret: in Ansible Vault) (the "
         "accounting role's argument specs)"
     ]
+
+
+def test_a_patch_release_is_answered_with_its_series() -> None:
+    given = "value of cluster_slurm_release must be one of: 22.05, 24.11, got: 24.11.6"
+    found = tier1.tidy_problems([f"{given} (the cluster role's argument specs)"])
+    assert found == [
+        "value of cluster_slurm_release must be one of: 22.05, 24.11, got: 24.11.6 - give the release series, 24.11 "
+        "(24.11.6 is one of its releases) (the cluster role's argument specs)"
+    ]
