@@ -164,7 +164,14 @@ def argument_problems(
 # Ansible's argument-spec messages name the Python class of a wrong value (its tagged containers from the inventory's
 # YAML): "<class 'ansible.module_utils._internal._datatag._AnsibleTaggedList'> cannot be converted to a dict".
 _CLASS = re.compile(r"<class '(?:[\w.]*\.)?(?:_AnsibleTagged)?(\w+)'>")
-_KINDS = {"list": "a list", "dict": "a mapping", "str": "a string", "int": "a number", "float": "a number"}
+_KINDS = {
+    "list": "a list",
+    "dict": "a mapping",
+    "str": "a string",
+    "int": "a number",
+    "float": "a number",
+    "nonetype": "null",
+}
 _MISSING = re.compile(r"^missing required arguments: (.+?)(?= \(the \w+ role's argument specs\)$|$)")
 # cluster_slurm_release (and a pod's) names a release series; a patch release (24.11.6) is one of its releases
 _PATCH_RELEASE = re.compile(r"^value of (\w+) must be one of: [^\n]*, got: (\d{2}\.\d{2})\.(\d+)(?= \(|$)")
