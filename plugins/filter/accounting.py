@@ -20,7 +20,10 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.releases import
     KNOWN_RELEASES,
     Release,
 )
-from ansible_collections.gpucluster.cluster.plugins.module_utils.secret_text import slurm_conf_secret_errors
+from ansible_collections.gpucluster.cluster.plugins.module_utils.secret_text import (
+    short_secret_errors,
+    slurm_conf_secret_errors,
+)
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurm_keys import purge_errors
 
 
@@ -115,8 +118,7 @@ def accounting_settings_errors(
     number with an optional K, M, G or T, and a database password (``db_password``) slurmdbd.conf cannot carry."""
     errors = purge_errors(purge, str(release or DEFAULT_RELEASE))
     password = str(db_password or "")
-    if 0 < len(password) < 12:
-        errors.append("accounting_db_password is shorter than 12 characters; give a longer one (Ansible Vault)")
+    errors += short_secret_errors("accounting_db_password", password)
     errors += slurm_conf_secret_errors("accounting_db_password", password, "slurmdbd.conf (StoragePass)")
     for name, value in sizes.items():
         if isinstance(value, bool) or not re.fullmatch(r"\d+[KMGTPE]?", str(value).strip(), re.IGNORECASE):

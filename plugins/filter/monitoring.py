@@ -15,7 +15,12 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring impo
     prometheus_config_of,
     settings_errors,
 )
-from ansible_collections.gpucluster.cluster.plugins.module_utils.secret_text import OPTION_FILE, plain_secret_errors
+from ansible_collections.gpucluster.cluster.plugins.module_utils.secret_text import (
+    MIN_LENGTH,
+    OPTION_FILE,
+    plain_secret_errors,
+    short_secret_errors,
+)
 
 
 def monitoring_prometheus_config(plan: Mapping[str, Any], settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -101,21 +106,18 @@ def monitoring_settings_errors(
             "monitoring_grafana_admin_password not set, and Grafana is to be installed on the monitoring hosts "
             "(monitoring_grafana_install): give it (Ansible Vault), or set monitoring_grafana_install to false"
         )
-    password = str(db_password or "")
-    name = "monitoring_mysqld_exporter_db_password"
-    if not password and db_password is not None and required:
-        return [
-            *errors,
-            f"{name} not set, and the dbd group has databases to watch: give one of 12 characters or more (Ansible "
-            "Vault), or the deployment would stop at the monitoring role after the roles before it changed the hosts",
-        ]
-    if not password:
+    if db_password is None:  # no database to watch
         return errors
-    if len(password) < 12:
-        return [*errors, f"{name} is shorter than 12 characters; give a longer one (Ansible Vault)"]
-    return errors + plain_secret_errors(
-        name, password, "mysqld_exporter's option file ([client] password)", OPTION_FILE
-    )
+    name, password = "monitoring_mysqld_exporter_db_password", str(db_password)
+    if not password:
+        unset = (
+            f"{name} not set, and the dbd group has databases to watch: give one of {MIN_LENGTH} characters or more "
+            "(Ansible Vault), or the deployment would stop at the monitoring role after the roles before it changed "
+            "the hosts"
+        )
+        return [*errors, unset] if required else errors
+    where = "mysqld_exporter's option file ([client] password)"
+    return errors + (short_secret_errors(name, password) or plain_secret_errors(name, password, where, OPTION_FILE))
 
 
 def monitoring_alertmanager_config(

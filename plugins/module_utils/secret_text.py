@@ -25,6 +25,17 @@ OPTION_FILE = {"#": "'#' (a comment)", '"': "a double quote", "'": "a single quo
 KEEPALIVED = {**OPTION_FILE, "!": "'!' (a comment)"}
 
 
+# The shortest database password the roles take (their runtime asserts say the same).
+MIN_LENGTH = 12
+
+
+def short_secret_errors(name: str, value: str) -> list[str]:
+    """A secret given but shorter than MIN_LENGTH (an unset one is the argument specs' or the caller's to name)."""
+    if 0 < len(value) < MIN_LENGTH:
+        return [f"{name} is shorter than {MIN_LENGTH} characters; give a longer one (Ansible Vault)"]
+    return []
+
+
 def slurm_conf_value(value: str) -> str:
     """``value`` as a Slurm configuration file must hold it to be read back unchanged: backslashes and ``#``
     escaped, and between double quotes where it holds whitespace (slurm_conf_secret_errors refuses what cannot be
