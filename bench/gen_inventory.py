@@ -49,6 +49,9 @@ STAND_IN_SECRETS = {
     "vault_bmc_password": "bmc-stand-in-0",
     "vault_galera_sst_password": "sst-stand-in-0123456789",
     "vault_accounting_db_password": "db-stand-in-0123456789",
+    # read under their own names, as a site's vault may hold them (the monitoring role's, validate.yml requires them)
+    "monitoring_mysqld_exporter_db_password": "exporter-stand-in-0123",
+    "monitoring_grafana_admin_password": "grafana-stand-in-0123",
 }
 
 
