@@ -7,6 +7,8 @@ Debian's own packages of it in the lab images (gpucluster/lab:bookworm = 22.05, 
 - the slurm.conf keys slurmctld's parser knows without documenting them (SbcastParameters, obsolete keys it
   ignores): the CamelCase strings of libslurmfull.so, where the parser's option table lives - used only to
   avoid refusing a key Slurm reads, never to accept a typo the man page and the library both lack;
+- the options of the slurm.conf keys whose value is a list of options the daemons look for by name
+  (SchedulerParameters, SlurmctldParameters, ...: OPTION_KEYS), from the entries under each key in slurm.conf(5);
 - the plugins installed with the daemons (/usr/lib/x86_64-linux-gnu/slurm-wlm/*.so);
 - the values Slurm's own configuration parser takes for each documented slurm.conf key, tried one line at a time with
   the release's scontrol (which reads slurm.conf with slurmctld's parser and stops where slurmctld stops, "Unable to
@@ -39,6 +41,18 @@ PLUGIN_DIR = "/usr/lib/x86_64-linux-gnu/slurm-wlm"
 # Sections of slurm.conf(5) whose .TP entries are keys of one kind of line.
 SLURM_CONF_SECTIONS = {"PARAMETERS": "slurm.conf", "PARTITION CONFIGURATION": "partition", "NODE CONFIGURATION": "node"}
 _KEY = re.compile(r"^\\fB([A-Z][A-Za-z0-9]*)\\fR")
+# slurm.conf keys whose value is a comma-separated list of options that slurmctld, slurmd and the commands look for
+# by name (xstrcasestr): an option none of them knows is ignored without a word.
+OPTION_KEYS = (
+    "SchedulerParameters",
+    "SlurmctldParameters",
+    "SlurmdParameters",
+    "LaunchParameters",
+    "CommunicationParameters",
+    "DependencyParameters",
+    "PreemptParameters",
+)
+_OPTION = re.compile(r"^\\fB([A-Za-z][A-Za-z0-9_]*)")
 _CAMEL = re.compile(rb"(?<=\x00)[A-Z][a-z]+(?:[A-Z][A-Za-z0-9]*)+(?=\x00)")
 
 
@@ -60,6 +74,32 @@ def man_keys(text: str) -> dict[str, list[str]]:
             if match and match.group(1) not in keys.setdefault(section, []):
                 keys[section].append(match.group(1))
     return keys
+
+
+def man_options(text: str, keys: set[str], wanted: tuple[str, ...] = OPTION_KEYS) -> dict[str, list[str]]:
+    """The options slurm.conf(5) lists under each key of ``wanted``: the bold name after a `.TP` (or `.TP N`) one
+    block in from the key's own entry (bf_window=#, Ignore_NUMA: the name before any "="), up to the next of
+    ``keys`` (slurm.conf's own keys: 26.05's page leaves the block of SlurmdParameters' options open, so the keys
+    after it are one block in too)."""
+    depth, key = 0, ""
+    options: dict[str, list[str]] = {}
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith(".SH"):
+            depth, key = 0, ""
+        elif line.startswith(".RS"):
+            depth += 1
+        elif line.startswith(".RE"):
+            depth = max(0, depth - 1)
+        elif re.fullmatch(r"\.TP( \d+)?\s*", line) and index + 1 < len(lines):
+            match = _OPTION.match(lines[index + 1])
+            if match and match.group(1) in keys:
+                depth, key = 0, ""
+            if depth == 0 and line.strip() == ".TP":
+                key = match.group(1) if match and match.group(1) in wanted else ""
+            elif depth == 1 and key and match and match.group(1) not in options.setdefault(key, []):
+                options[key].append(match.group(1))
+    return {name: sorted(found, key=str.lower) for name, found in sorted(options.items())}
 
 
 def _suite_files(suite: str) -> dict[str, bytes]:
@@ -168,6 +208,7 @@ def release_data(suite: str) -> dict[str, object]:
         if page == "slurm.conf":
             for section, kind in SLURM_CONF_SECTIONS.items():
                 data[kind] = sorted(sections.get(section, []), key=str.lower)
+            data["_slurm.conf.5"] = gzip.decompress(raw).decode("utf-8", "replace")
         else:
             data[page] = sorted({key for keys in sections.values() for key in keys}, key=str.lower)
     documented = {key.lower() for key in data["slurm.conf"]}  # type: ignore[attr-defined]
@@ -211,7 +252,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="fail when the committed file differs")
     args = parser.parse_args()
-    text = formatted(render({release: release_data(suite) for suite, release in SUITES.items()}))
+    data = {release: release_data(suite) for suite, release in SUITES.items()}
+    keys = {str(key) for one in data.values() for key in one["slurm.conf"]}  # type: ignore[attr-defined]
+    for one in data.values():
+        one["slurm.conf options"] = man_options(str(one.pop("_slurm.conf.5")), keys)
+    text = formatted(render(data))
     if args.check:
         if OUTPUT.read_text() != text:
             print(f"{OUTPUT.relative_to(ROOT)} is out of date: run scripts/slurm_release_data.py", file=sys.stderr)

@@ -80,6 +80,117 @@ def key_error(where: str, key: str, kind: str, release: str) -> str:
     )
 
 
+# slurm.conf keys whose value is a comma-separated list of options the daemons look for by name (xstrcasestr): an
+# option none of them knows is passed over without a word, so a misspelt one (bf_contine) is simply not in effect.
+# Their documented options per release: RELEASE_DATA's "slurm.conf options" (slurm.conf(5) of Debian's packages).
+OPTION_KEYS = {
+    name.lower(): name
+    for name in (
+        "SchedulerParameters",
+        "SlurmctldParameters",
+        "SlurmdParameters",
+        "LaunchParameters",
+        "CommunicationParameters",
+        "DependencyParameters",
+        "PreemptParameters",
+    )
+}
+# Options the daemons read though slurm.conf(5) does not list them under their key: older names kept for
+# compatibility, the builtin scheduler's and the power plugin's own (read from Slurm's source of 22.05.8, 24.11.5 and
+# 26.05.3: each a string the code looks for in that key's value).
+UNDOCUMENTED_OPTIONS = {
+    "schedulerparameters": frozenset(
+        {
+            "balance_interval",
+            "bf_yield_rpc_count",
+            "cap_watts",
+            "capmc_path",
+            "decrease_rate",
+            "disable_hetero_steps",
+            "get_timeout",
+            "increase_rate",
+            "interval",
+            "job_level",
+            "job_no_level",
+            "jobs_per_user_per_hour",
+            "lower_threshold",
+            "max_rpc_count",
+            "permit_job_expansion",
+            "preempt_reorder_count",
+            "preempt_strict_order",
+            "preempt_youngest_first",
+            "recent_job",
+            "set_timeout",
+            "set_watts",
+            "upper_threshold",
+            "whole_pack",
+        }
+    ),
+    "slurmctldparameters": frozenset(
+        {"cloud_reg_addrs", "enable_rpc_queue", "health_check_report", "preempt_send_user_signal"}
+    ),
+    "slurmdparameters": frozenset({"config_override"}),
+    "communicationparameters": frozenset({"block_zero_hash", "noaddrcache"}),
+}
+# Options slurmctld stops at (sched/backfill, the default scheduler: "The option is no longer supported"), with the
+# option that replaced each.
+RETIRED_OPTIONS = {("schedulerparameters", "max_job_bf"): "bf_max_job_test"}
+
+
+@lru_cache(maxsize=64)
+def _options(release: str, key: str) -> frozenset[str] | None:
+    """The options of the OPTION_KEYS key ``key`` (lower case) that ``release``'s daemons read, in lower case; None
+    where the release's data lists none for it."""
+    listed = RELEASE_DATA[release].get("slurm.conf options", {}).get(OPTION_KEYS[key])  # type: ignore[attr-defined]
+    if not listed:
+        return None
+    return frozenset(str(name).lower() for name in listed) | UNDOCUMENTED_OPTIONS.get(key, frozenset())
+
+
+def option_errors(where: str, key: str, value: object, release: str) -> list[str]:
+    """Options in ``value`` (a comma-separated string or a list) of the slurm.conf key ``key`` that ``release``'s
+    daemons do not read - they would pass over each without a word -, and retired ones slurmctld stops at. A release
+    without data: only what no release in scope reads."""
+    name = key.lower()
+    if name not in OPTION_KEYS:
+        return []
+    label = OPTION_KEYS[name]
+    items = value if isinstance(value, (list, tuple)) else str(value).split(",")
+    releases = [release] if release in RELEASE_DATA else list(RELEASE_DATA)
+    errors = []
+    for item in items:
+        option = str(item).split("=", 1)[0].strip()
+        word = option.lower()
+        if not option:
+            continue
+        if (name, word) in RETIRED_OPTIONS:
+            errors.append(
+                f"{where}: {option} is no longer read - slurmctld stops at it ('The option is no longer supported'); "
+                f"use {RETIRED_OPTIONS[name, word]}"
+            )
+            continue
+        known = {r: _options(r, name) for r in RELEASE_DATA}
+        if any(known[r] is None or word in known[r] for r in releases):  # type: ignore[operator]
+            continue
+        having = [r for r, options in known.items() if options is not None and word in options]
+        if having:
+            errors.append(
+                f"{where}: Slurm {release} has no {label} option {option} (Slurm {', '.join(having)} has it), and "
+                "Slurm passes over an option it does not know without a word; remove it or set the release that has it"
+            )
+            continue
+        documented = sorted(
+            {str(o) for r in releases for o in RELEASE_DATA[r].get("slurm.conf options", {}).get(label, [])}  # type: ignore[attr-defined]
+        )
+        close = difflib.get_close_matches(option, documented, n=1, cutoff=0.7)
+        hint = f"did you mean {close[0]}? " if close else ""
+        errors.append(
+            f"{where}: {option} is not a {label} option of Slurm {release}: Slurm passes over an option it does not "
+            f"know without a word, so it would not be in effect; {hint}see {label} in slurm.conf(5)"
+        )
+    return errors
+
+
 # cgroup.conf keys by the value slurmctld and slurmd read (a word they cannot read stops them, as an unknown key does)
 CGROUP_NUMBERS = frozenset(
     {"allowedramspace", "allowedswapspace", "maxrampercent", "maxswappercent", "minramspace", "memoryswappiness"}

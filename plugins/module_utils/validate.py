@@ -18,7 +18,7 @@ from .associations import known_tres, qos_limit_errors, untracked, untracked_hin
 from .cluster_types import Cluster, JobTmpfs, NodeType, Switch
 from .hostlist import fold, padding_collisions
 from .releases import AUTODETECT_FEATURES, Release, autodetect_allowed
-from .slurm_keys import key_error, partition_value_error, plugin_errors, value_error
+from .slurm_keys import key_error, option_errors, partition_value_error, plugin_errors, value_error
 from .topology import topology_names
 
 # GPU models and the NVML device-name fragment Slurm matches the GRES type against (the type must be a
@@ -665,6 +665,12 @@ def select_parameter_errors(cluster: Cluster) -> list[str]:
 def check_scheduling(cluster: Cluster) -> list[str]:
     scheduling = cluster.scheduling
     errors: list[str] = select_parameter_errors(cluster)
+    errors += option_errors(
+        "cluster_scheduling.scheduler_parameters",
+        "SchedulerParameters",
+        scheduling.scheduler_parameters,
+        str(cluster.release),
+    )
     modes = {m.upper() for m in scheduling.preempt_mode}
     if not modes <= PREEMPT_MODES:
         errors.append(
@@ -1123,6 +1129,7 @@ def check_slurm_config(cluster: Cluster) -> list[str]:
         elif key.lower() != "include":
             unknown = key_error(f"cluster_slurm_config.{key}", key, "slurm.conf", release)
             errors += [unknown] if unknown else plugin_errors(f"cluster_slurm_config.{key}", key, value, release)
+            errors += [] if unknown else option_errors(f"cluster_slurm_config.{key}", key, value, release)
             wrong = "" if unknown else value_error(key, value, release)
             errors += [f"cluster_slurm_config.{key}: {wrong}"] if wrong else []
             if key.lower() == "selecttype" and str(value).strip().lower() == "select/linear":

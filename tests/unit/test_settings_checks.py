@@ -10,6 +10,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.backups import 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurm_keys import (
     cgroup_errors,
     number_form,
+    option_errors,
     purge_errors,
     value_error,
 )
@@ -99,3 +100,30 @@ def test_slurm_conf_values_the_releases_parser_refuses() -> None:
         assert value_error(key, value, "24.11") == "", key
     assert value_error("SchedulerParameters", "bf_continue", "24.11") == ""
     assert "a word" in value_error("SlurmdTimeout", "five", "25.05")
+
+
+def test_options_of_the_parameters_keys_each_release_reads() -> None:
+    """SchedulerParameters, SlurmctldParameters ... are looked for option by option (xstrcasestr); one the release does
+    not read is passed over without a word: refused, with the option meant where one is close. The documented options
+    come from each release's slurm.conf(5), older names Slurm still reads are kept, a retired one slurmctld stops at
+    is named with its successor; a release without data refuses only what no release reads."""
+    where = "cluster_scheduling.scheduler_parameters"
+    ok = ["bf_continue", "bf_window=4320", "BF_MAX_JOB_TEST=1000", "Ignore_NUMA", "whole_pack", "defer", ""]
+    for release in ("22.05", "24.11", "26.05", "25.05"):
+        assert option_errors(where, "SchedulerParameters", ok, release) == [], release
+    (typo,) = option_errors(where, "SchedulerParameters", ["bf_contine"], "24.11")
+    assert "bf_contine is not a SchedulerParameters option of Slurm 24.11" in typo
+    assert "without a word" in typo and "did you mean bf_continue?" in typo
+    (newer,) = option_errors(where, "SchedulerParameters", "bf_continue,bf_allow_magnetic_slot", "22.05")
+    assert "Slurm 22.05 has no SchedulerParameters option bf_allow_magnetic_slot (Slurm 24.11, 26.05 has it)" in newer
+    (gone,) = option_errors(where, "SchedulerParameters", "enable_job_state_cache", "26.05")  # (removed in 26.05)
+    assert "Slurm 26.05 has no SchedulerParameters option enable_job_state_cache (Slurm 24.11 has it)" in gone
+    (retired,) = option_errors(where, "schedulerparameters", "max_job_bf=50", "26.05")
+    assert "slurmctld stops at it" in retired and "use bf_max_job_test" in retired
+    assert option_errors("x", "SlurmctldParameters", "enable_configless,idle_on_node_suspend", "24.11") == []
+    assert "enable_configles is not a SlurmctldParameters option" in "".join(
+        option_errors("x", "SlurmctldParameters", "enable_configles", "24.11")
+    )
+    assert option_errors("x", "CommunicationParameters", "NoInAddrAny,keepalivetime=30", "22.05") == []
+    assert option_errors("x", "SlurmdParameters", "shutdown_on_reboot,config_overrides", "26.05") == []
+    assert option_errors("x", "MessageTimeout", "whatever", "24.11") == []
