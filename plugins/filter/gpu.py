@@ -53,7 +53,8 @@ NCCL_LISTS = {
 def gpu_nccl_errors(settings: Mapping[str, Any]) -> list[str]:
     """gpu_nccl_ib_hca and gpu_nccl_socket_ifname (``settings``: name -> value) as NCCL reads its lists: an optional
     ^ and =, then comma-separated names (an HCA with an optional :port); a space, a semicolon or an empty item names
-    no device, and NCCL falls back to TCP sockets (or to any interface) without a word."""
+    no device, and NCCL falls back to TCP sockets (or to any interface) without a word. gpu_nccl_env and gpu_ucx_env
+    (name -> value): names of environment variables (case matters: nccl_debug is never read), one line each."""
     errors = []
     for name, (item, example) in NCCL_LISTS.items():
         text = str(settings.get(name) or "")
@@ -62,6 +63,18 @@ def gpu_nccl_errors(settings: Mapping[str, Any]) -> list[str]:
         items = re.sub(r"^\^?=?", "", text).split(",")
         if not all(item.fullmatch(part) for part in items):
             errors.append(f"{name}: {text!r} is not a list NCCL reads; write e.g. {example}, without spaces")
+    for name, example in (("gpu_nccl_env", "NCCL_DEBUG"), ("gpu_ucx_env", "UCX_NET_DEVICES")):
+        variables = settings.get(name) or {}
+        if not isinstance(variables, Mapping):
+            continue
+        for variable, value in variables.items():
+            if not re.fullmatch(r"[A-Z_][A-Z0-9_]*", str(variable)):
+                errors.append(
+                    f"{name}: {str(variable)!r} is not an environment variable the libraries read (their names are "
+                    f"upper case: letters, digits and '_', e.g. {example}); it would be set and never read"
+                )
+            elif "\n" in str(value) or "\r" in str(value):
+                errors.append(f"{name}.{variable}: the value holds a line break; give it on one line")
     return errors
 
 

@@ -11,9 +11,11 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring import (
     alertmanager_config,
     alertmanager_errors,
+    dcgm_exporter_errors,
     exporter_errors,
     prometheus_config_of,
     settings_errors,
+    web_user_errors,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.secret_text import (
     MIN_LENGTH,
@@ -89,6 +91,8 @@ def monitoring_settings_errors(
     deploying: bool = False,
     tags: Sequence[Sequence[str]] = (("all",), ()),
     grafana_password: Any = None,
+    web_user: Any = "gpucluster",
+    dcgm: Mapping[str, Any] | None = None,
 ) -> list[str]:
     """What Prometheus and the exporters would not start with: ``durations`` and ``ports`` by variable name (a
     duration Prometheus does not read, a port out of range, taken twice or a Slurm daemon's), ``exporters``'
@@ -96,11 +100,14 @@ def monitoring_settings_errors(
     mysqld_exporter's database password where there is a database to watch (``db_password``; None: no dbd hosts),
     unset refused in a ``deploying`` run's validation that runs the monitoring role (``tags``: the run's tags and
     skipped tags; render.yml's validation needs no secret), as is Grafana's admin password where Grafana is installed
-    (``grafana_password``; None: it is not)."""
+    (``grafana_password``; None: it is not); the user the exporters' basic authentication takes (``web_user``), and
+    the gpu role's dcgm-exporter against what Prometheus scrapes (``dcgm``: the gpu and monitoring roles' settings of
+    it by name)."""
     run_tags = set(tags[0] if len(tags) > 0 else ()) or {"all"}
     skip_tags = set(tags[1] if len(tags) > 1 else ())
     required = deploying and "monitoring" not in skip_tags and bool({"all", "monitoring"} & run_tags)
-    errors = settings_errors(durations, ports) + exporter_errors(exporters or {})
+    errors = settings_errors(durations, ports) + exporter_errors(exporters or {}) + web_user_errors(web_user)
+    errors += dcgm_exporter_errors(dcgm or {}, ports)
     if required and grafana_password is not None and not str(grafana_password):
         errors.append(
             "monitoring_grafana_admin_password not set, and Grafana is to be installed on the monitoring hosts "

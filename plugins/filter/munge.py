@@ -23,9 +23,16 @@ def munge_key_bytes(key_b64: str) -> bytes:
         raise ValueError(str(error)) from error
 
 
-def munge_key_errors(key_b64: Any) -> list[str]:
+def munge_key_errors(key_b64: Any, key_host: Any = None, hosts: Sequence[str] = ()) -> list[str]:
     """What munged would refuse of the site's key (``munge_key_b64``; empty: the role makes one): text that is not
-    base64, or a key under 32 bytes - munged would stop on every host the run gave it to. The key is never shown."""
+    base64, or a key under 32 bytes - munged would stop on every host the run gave it to. The key is never shown.
+    ``key_host`` (munge_key_host, given with the inventory's ``hosts``): the host that makes and keeps the key, which
+    the run must reach."""
+    if key_host is not None and hosts and str(key_host) not in hosts:
+        return [
+            f"munge_key_host: {key_host!r} is not a host of this inventory; the role makes the key there and reads it "
+            "back for every other host - name one of the inventory's hosts (default: the first controller)"
+        ]
     if not key_b64:
         return []
     try:

@@ -84,6 +84,12 @@ def user_env_modules_dir_errors(directory: Any, site_dirs: Any = (), shared: Any
         )
     # (a list given as one string is split as Ansible's argument specs split it)
     sites = str(site_dirs).split(",") if isinstance(site_dirs, str) else list(site_dirs or ())
+    problems += [
+        f"user_env_modules_site_dirs: {str(d).strip()!r} is not an absolute path; Lmod would look for it below each "
+        "user's working directory - give the full path, e.g. /apps/modulefiles"
+        for d in sites
+        if str(d).strip() and not str(d).strip().startswith("/")
+    ]
     for site in [str(d).strip().rstrip("/") for d in sites if str(d).strip().startswith("/")]:
         if not site:
             continue
@@ -103,6 +109,22 @@ def user_env_modules_dir_errors(directory: Any, site_dirs: Any = (), shared: Any
                 "others' modulefiles - keep it on the node's own disk (the default /etc/gpucluster/modulefiles)"
             )
     return problems
+
+
+# GLOO_SOCKET_IFNAME and NCCL_SOCKET_IFNAME in the example job scripts: interface names, comma-separated (Gloo takes
+# no ^ or = prefix; a space would end the shell's assignment there)
+_IFNAMES = re.compile(r"[A-Za-z0-9_.@:-]+(,[A-Za-z0-9_.@:-]+)*")
+
+
+def user_env_socket_errors(ifname: Any) -> list[str]:
+    """user_env_socket_ifname as the examples export it to Gloo and NCCL: interface names, comma-separated."""
+    text = str(ifname or "")
+    if not text or _IFNAMES.fullmatch(text):
+        return []
+    return [
+        f"user_env_socket_ifname: {text!r} is not a list of interface names Gloo and NCCL both read; write e.g. ib0 "
+        "or ib0,ib1 (no spaces, no ^ or = prefix: Gloo takes names only)"
+    ]
 
 
 def _index_problem(name: str, url: Any) -> str:
@@ -152,4 +174,5 @@ class FilterModule:
             "user_env_module_files": user_env_module_files,
             "user_env_pip_errors": user_env_pip_errors,
             "user_env_modules_dir_errors": user_env_modules_dir_errors,
+            "user_env_socket_errors": user_env_socket_errors,
         }

@@ -375,6 +375,47 @@ def exporter_errors(settings: Mapping[str, Any]) -> list[str]:
     return errors
 
 
+def web_user_errors(user: Any) -> list[str]:
+    """monitoring_web_user as HTTP basic authentication carries it ("user:password" in base64): a colon ends the
+    name there - the exporters would refuse every scrape and every target would be down -, and an empty name, a space
+    or a control character are no name Prometheus, Grafana and the exporters' web configuration agree on."""
+    text = str(user if user is not None else "")
+    if text and ":" not in text and not any(char.isspace() or ord(char) < 32 for char in text):
+        return []
+    return [
+        f"monitoring_web_user: {text!r} is not a basic-authentication user name (a colon ends the name, and every "
+        "scrape would be refused); give letters, digits, '-', '_' or '.' (default gpucluster)"
+    ]
+
+
+def dcgm_exporter_errors(settings: Mapping[str, Any], ports: Mapping[str, Any]) -> list[str]:
+    """The gpu role's dcgm-exporter (gpu_dcgm_exporter, on gpu_dcgm_exporter_port) against what Prometheus scrapes on
+    the compute nodes (monitoring_dcgm_exporter, on monitoring_dcgm_exporter_port; ``settings``: those by name, the
+    switches as booleans):
+    scraped where none runs, or on another port, every compute node's target is down for good; on a port another
+    exporter of the node takes (``ports``: the monitoring services' by name), one of the two cannot start."""
+    running, scraped = settings.get("gpu_dcgm_exporter") is True, settings.get("monitoring_dcgm_exporter") is True
+    port, scrape_port = str(settings.get("gpu_dcgm_exporter_port")), str(settings.get("monitoring_dcgm_exporter_port"))
+    if scraped and not running:
+        return [
+            "monitoring_dcgm_exporter: Prometheus would scrape dcgm-exporter on every compute node, but the gpu role "
+            "runs none (gpu_dcgm_exporter is false): every target would be down. Set gpu_dcgm_exporter: true (with the "
+            "binary in gpu_dcgm_exporter_binary), or monitoring_dcgm_exporter: false"
+        ]
+    if not running:
+        return []
+    if scraped and port != scrape_port:
+        return [
+            f"gpu_dcgm_exporter_port: dcgm-exporter listens on {port}, Prometheus scrapes {scrape_port} "
+            "(monitoring_dcgm_exporter_port): every target would be down; give both the same port"
+        ]
+    taken = [name for name, value in ports.items() if "dcgm" not in name and str(value) == port]
+    if taken or port in {str(p) for p in _SLURM_PORTS}:
+        owner = taken[0] if taken else f"{_SLURM_PORTS[int(port)]}'s port"
+        return [f"gpu_dcgm_exporter_port: {port} is also {owner} on the compute nodes; give dcgm-exporter another port"]
+    return []
+
+
 def settings_errors(durations: Mapping[str, Any], ports: Mapping[str, Any]) -> list[str]:
     """What Prometheus, Alertmanager and the exporters would not start with, by variable: a duration Prometheus does
     not read (it stops on its command line or prometheus.yml), a port outside 1-65535, two of the monitoring

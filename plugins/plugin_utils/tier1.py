@@ -173,6 +173,17 @@ _KINDS = {
     "nonetype": "null",
 }
 _MISSING = re.compile(r"^missing required arguments: (.+?)(?= \(the \w+ role's argument specs\)$|$)")
+# ... of an entry of a list or a mapping ("missing required arguments: options found in nfs_exports")
+_MISSING_IN = re.compile(r"^missing required arguments: (.+?) found in (.+?)(?= \(the \w+ role's argument specs\)$|$)")
+_SECRET = re.compile(r"password|secret|token|key", re.IGNORECASE)
+
+
+def _missing(found: re.Match[str]) -> str:
+    names = found[1]
+    vault = " (a secret: in Ansible Vault)" if _SECRET.search(names) else ""
+    return f"{names} not set: required - give it in the inventory{vault}"
+
+
 # cluster_slurm_release (and a pod's) names a release series; a patch release (24.11.6) is one of its releases
 _PATCH_RELEASE = re.compile(r"^value of (\w+) must be one of: [^\n]*, got: (\d{2}\.\d{2})\.(\d+)(?= \(|$)")
 _SPECS = re.compile(r"^(?P<text>.*) \(the (?P<role>\w+) role's argument specs\)$")
@@ -186,7 +197,8 @@ def tidy_problems(problems: Sequence[str]) -> list[str]:
     order: list[str] = []
     for problem in problems:
         text = _CLASS.sub(lambda found: _KINDS.get(found[1].lower(), found[1].lower()), problem)
-        text = _MISSING.sub(r"\1 not set: required - give it in the inventory (a secret: in Ansible Vault)", text)
+        text = _MISSING_IN.sub(r"\2: \1 not given - each entry there needs it", text)
+        text = _MISSING.sub(_missing, text)
         text = _PATCH_RELEASE.sub(r"\g<0> - give the release series, \2 (\2.\3 is one of its releases)", text)
         matched = _SPECS.match(text)
         key, role = (matched["text"], matched["role"]) if matched else (text, "")

@@ -102,3 +102,11 @@ def test_nccl_device_lists_are_read_as_nccl_reads_them() -> None:
         "(comma-separated), without spaces",
     ]
     assert gpu_nccl_errors({"gpu_nccl_ib_hca": "mlx5_0,,mlx5_1"}) != []
+
+
+def test_the_nccl_and_ucx_environment_names_are_ones_the_libraries_read() -> None:
+    assert gpu_nccl_errors({"gpu_nccl_env": {"NCCL_DEBUG": "INFO"}, "gpu_ucx_env": {"UCX_TLS": "rc,sm"}}) == []
+    (lower,) = gpu_nccl_errors({"gpu_nccl_env": {"nccl_debug": "INFO"}})
+    assert "gpu_nccl_env: 'nccl_debug' is not an environment variable" in lower
+    (broken,) = gpu_nccl_errors({"gpu_ucx_env": {"UCX_TLS": "rc\nUCX_X=1"}})
+    assert "gpu_ucx_env.UCX_TLS: the value holds a line break" in broken

@@ -18,8 +18,10 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.model import bu
 from ansible_collections.gpucluster.cluster.plugins.module_utils.monitoring import (
     alertmanager_config,
     alertmanager_errors,
+    dcgm_exporter_errors,
     prometheus_config,
     settings_errors,
+    web_user_errors,
 )
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import build_plan
 
@@ -408,3 +410,36 @@ def test_exporters_have_a_timeout_a_cap_and_the_least_grants() -> None:
     ]
     typo = exporter_errors({**good, "monitoring_mysqld_exporter_db_privileges": ["SELECT ON *.*"]})
     assert typo[0].startswith("monitoring_mysqld_exporter_db_privileges: 'SELECT ON *.*' is not a global privilege")
+
+
+def test_the_web_user_is_one_basic_authentication_carries() -> None:
+    assert web_user_errors("gpucluster") == [] and web_user_errors("prom.scraper-1") == []
+    for user in ("a:b", "", "two words"):
+        (wrong,) = web_user_errors(user)
+        assert "is not a basic-authentication user name" in wrong, user
+
+
+def test_dcgm_exporter_scraped_only_where_it_runs_on_its_own_port() -> None:
+    """Prometheus scrapes dcgm-exporter on every compute node: where the gpu role runs none, or on another port than
+    it listens, every target is down for good; on a port another exporter takes, one of them cannot start."""
+    ports = {"monitoring_node_exporter_port": 9100, "monitoring_dcgm_exporter_port": 9400}
+
+    def settings(running: bool, scraped: bool, port: int = 9400, scrape_port: int = 9400) -> dict[str, object]:
+        return {
+            "gpu_dcgm_exporter": running,
+            "gpu_dcgm_exporter_port": port,
+            "monitoring_dcgm_exporter": scraped,
+            "monitoring_dcgm_exporter_port": scrape_port,
+        }
+
+    assert dcgm_exporter_errors(settings(False, False), ports) == []
+    assert dcgm_exporter_errors(settings(True, True), ports) == []
+    assert dcgm_exporter_errors(settings(True, False), ports) == []  # (scraped elsewhere, or not at all)
+    (nowhere,) = dcgm_exporter_errors(settings(False, True), ports)
+    assert "the gpu role runs none (gpu_dcgm_exporter is false)" in nowhere
+    (elsewhere,) = dcgm_exporter_errors(settings(True, True, port=9500), ports)
+    assert "listens on 9500, Prometheus scrapes 9400" in elsewhere
+    (clash,) = dcgm_exporter_errors(settings(True, False, port=9100), ports)
+    assert "9100 is also monitoring_node_exporter_port" in clash
+    (slurmd,) = dcgm_exporter_errors(settings(True, False, port=6818), ports)
+    assert "6818 is also slurmd's port" in slurmd

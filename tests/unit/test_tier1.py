@@ -316,3 +316,16 @@ def test_a_patch_release_is_answered_with_its_series() -> None:
         "value of cluster_slurm_release must be one of: 22.05, 24.11, got: 24.11.6 - give the release series, 24.11 "
         "(24.11.6 is one of its releases) (the cluster role's argument specs)"
     ]
+
+
+def test_a_required_option_of_an_entry_is_named_with_its_list_and_no_vault_hint_unless_secret() -> None:
+    found = tier1.tidy_problems(
+        [
+            "missing required arguments: options found in nfs_exports (the nfs role's argument specs)",
+            "missing required arguments: cluster_name (the cluster role's argument specs)",
+        ]
+    )
+    assert found == [
+        "nfs_exports: options not given - each entry there needs it (the nfs role's argument specs)",
+        "cluster_name not set: required - give it in the inventory (the cluster role's argument specs)",
+    ]

@@ -5,7 +5,11 @@ from __future__ import annotations
 import configparser
 
 import pytest
-from ansible_collections.gpucluster.cluster.plugins.filter.user_env import user_env_pip_errors
+from ansible_collections.gpucluster.cluster.plugins.filter.user_env import (
+    user_env_modules_dir_errors,
+    user_env_pip_errors,
+    user_env_socket_errors,
+)
 
 
 def test_a_sites_index_with_extra_indexes_and_trusted_hosts_passes() -> None:
@@ -77,3 +81,11 @@ def test_the_generated_modulefiles_directory_is_the_roles_own() -> None:
         "user_env_modules_dir: /scratch/mods is on /scratch, which the nodes share; each node would remove the "
         "others' modulefiles - keep it on the node's own disk (the default /etc/gpucluster/modulefiles)"
     ]
+
+
+def test_site_modulefile_directories_are_absolute_and_the_socket_interfaces_a_list() -> None:
+    (relative,) = user_env_modules_dir_errors("/etc/gpucluster/modulefiles", ["/apps/modulefiles", "modulefiles"])
+    assert "user_env_modules_site_dirs: 'modulefiles' is not an absolute path" in relative
+    assert user_env_socket_errors("") == [] and user_env_socket_errors("ib0,ib1") == []
+    for wrong in ("ib0 ib1", "=ib0", "ib0;reboot"):
+        assert user_env_socket_errors(wrong), wrong
