@@ -13,7 +13,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.hardware import
     name_problems,
     shortfalls,
 )
-from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import expand, fold
+from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import HostlistError, expand, fold
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import node_gpu, plan_for
 from ansible_collections.gpucluster.cluster.plugins.module_utils.slurmconf import host_job_scripts, state_save_location
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import inventory_error
@@ -128,9 +128,15 @@ def hostlist_fold(names: Sequence[str]) -> str:
     return fold(names)
 
 
-def hostlist_expand(expression: str) -> list[str]:
-    """Expand a Slurm hostlist expression into host names."""
-    return expand(expression)
+def hostlist_expand(expression: str, strict: bool = True) -> list[str]:
+    """Expand a Slurm hostlist expression into host names; ``strict=false``: an expression that cannot be read gives
+    no names (where the validation says what is wrong with it, as for remove-node.yml's --limit check)."""
+    if strict:
+        return expand(expression)
+    try:
+        return expand(expression)
+    except HostlistError:
+        return []
 
 
 class FilterModule:

@@ -455,6 +455,38 @@ def test_galera_recovery_limited_past_a_galera_node_is_refused_before_any_host()
     assert "UNREACHABLE" not in out
 
 
+def test_galera_recovery_of_an_inventory_without_galera_is_refused_before_any_host() -> None:
+    """The pilot's database is the one MariaDB on its dbd host: galera-recover.yml says so instead of a template
+    error in the middle of the galera role."""
+    result = playbook(ROOT / "inventories" / "pilot", "galera-recover.yml")
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert "this inventory has none (the galera group is empty)" in out and "Nothing was changed" in out, out[-3000:]
+    assert "UNREACHABLE" not in out and "is undefined" not in out
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ([], "cluster_removed_nodes is empty: name the compute nodes to remove"),
+        (
+            ["-e", "cluster_removed_nodes=pilot-gpu[07-08"],
+            "cluster_removed_nodes: cannot parse hostlist",
+        ),
+    ],
+    ids=["no node", "not a hostlist"],
+)
+def test_a_removal_that_names_no_node_it_can_read_is_refused_before_any_host(extra: list[str], message: str) -> None:
+    """remove-node.yml without nodes, or with an expression that cannot be read: refused by name, before the
+    confirmation and before the running cluster is asked anything (a hostlist error was a chain of Ansible's
+    template errors)."""
+    result = playbook(ROOT / "inventories" / "pilot", "remove-node.yml", *extra)
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert message in out, out[-3000:]
+    assert "UNREACHABLE" not in out and "Finalization of task args" not in out
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
