@@ -216,6 +216,16 @@ def check_controllers(cluster: Cluster) -> list[str]:
             errors.append(f"cluster_controller_addresses: {host} is not in group 'controllers'")
         elif not netaddr.valid_ipv4(address) and not netaddr.valid_ipv6(address):
             errors.append(f"cluster_controller_addresses.{host}: '{address}' is not an IP address")
+    holders: dict[str, list[str]] = {}
+    for host, address in cluster.controller_addresses.items():
+        holders.setdefault(str(address).strip().lower(), []).append(host)
+    for address, hosts in holders.items():
+        if len(hosts) > 1:
+            errors.append(
+                f"cluster_controller_addresses: {', '.join(hosts)} are all given {address}; slurm.conf names each "
+                "controller by its own address (SlurmctldHost=name(address)), and with one address for both every "
+                "daemon would reach the same host and none could take over from it - give each its own address"
+            )
     vip = cluster.controller_vip
     if vip and not netaddr.valid_ipv4(vip) and not netaddr.valid_ipv6(vip):
         errors.append(

@@ -825,6 +825,15 @@ def test_controller_addresses_must_be_ips_of_controllers() -> None:
     assert "cluster_controller_addresses: gpu01 is not in group 'controllers'" in caught.value.errors
 
 
+def test_each_controller_has_its_own_address() -> None:
+    """One address copied onto both controllers: every daemon would reach the same host, none could take over."""
+    spec, groups = valid_spec(), valid_groups()
+    groups["controllers"] = ["ctl01", "ctl02"]
+    spec["controller_addresses"] = {"ctl01": "10.0.0.11", "ctl02": "10.0.0.11"}
+    (error,) = [e for e in inventory_errors(spec, groups) if e.startswith("cluster_controller_addresses")]
+    assert "ctl01, ctl02 are all given 10.0.0.11" in error
+
+
 def test_controller_vip_must_be_an_ip_of_a_pair() -> None:
     spec, groups = valid_spec(), valid_groups()
     spec["controller_vip"] = "ctl-vip"
