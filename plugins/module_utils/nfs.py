@@ -127,7 +127,25 @@ def _health_check_errors(settings: Mapping[str, Any]) -> list[str]:
     except (KeyError, TypeError, AttributeError):
         return []  # a malformed mount list: refused above
     mounted = {mount["path"].rstrip("/") or "/": (variable, nfs_types(mount["opts"])) for mount in mounts}
-    return health_check_mount_errors(settings.get("health_check"), mounted)
+    return health_check_mount_errors(settings.get("health_check"), mounted) + _job_tmpfs_errors(
+        settings.get("job_tmpfs"), mounted
+    )
+
+
+def _job_tmpfs_errors(tmpfs: Any, mounted: Mapping[str, tuple[str, Any]]) -> list[str]:
+    """cluster_job_tmpfs' base_path on a path this role mounts: every node would keep its jobs' /tmp in the one shared
+    directory, where the nodes of a job make, and remove, the same per-job directory."""
+    if not isinstance(tmpfs, Mapping) or str(tmpfs.get("enabled", "")).lower() not in ("true", "yes", "on", "1"):
+        return []
+    base = str(tmpfs.get("base_path") or "/var/tmp/slurm-jobs").rstrip("/")
+    for path, (variable, _types) in mounted.items():
+        if base == path or base.startswith(path.rstrip("/") + "/"):
+            return [
+                f"cluster_job_tmpfs.base_path: {base} is on {path}, which every node mounts from NFS ({variable}); "
+                "the nodes of a job would make and remove the same per-job directory there. Give a directory on "
+                "the nodes' local disk (default /var/tmp/slurm-jobs)"
+            ]
+    return []
 
 
 def _root_errors(where: str, export: Mapping[str, Any], clients: str) -> list[str]:

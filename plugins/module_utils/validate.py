@@ -927,6 +927,10 @@ def check_job_submit(cluster: Cluster) -> list[str]:
     return errors
 
 
+# Directories a job may get a private copy of (job_container/tmpfs Dirs) although SYSTEM_TREES holds them: scratch.
+PRIVATE_DIRS = frozenset({"/tmp", "/var/tmp", "/dev/shm"})
+
+
 def check_job_tmpfs(cluster: Cluster) -> list[str]:
     """cluster_job_tmpfs: absolute paths, the base outside the private directories, Dirs only where Slurm reads it."""
     tmpfs = cluster.job_tmpfs
@@ -939,11 +943,19 @@ def check_job_tmpfs(cluster: Cluster) -> list[str]:
         for path in paths
         if not path.startswith("/") or any(c in path for c in " ,=")
     ]
+    hidden = [d for d in tmpfs.dirs if d.rstrip("/") in SYSTEM_TREES - PRIVATE_DIRS]
+    if hidden:
+        errors.append(
+            f"{where}.dirs: {', '.join(hidden)} would be an empty directory of its own in each job, hiding what the "
+            "node has there (the users' files, the shared storage, the system's); make private only scratch "
+            "directories such as /tmp, /var/tmp and /dev/shm"
+        )
     inside = [d for d in tmpfs.dirs if tmpfs.base_path == d or tmpfs.base_path.startswith(d.rstrip("/") + "/")]
     if inside:
         errors.append(
             f"{where}.base_path: {tmpfs.base_path} is inside {', '.join(inside)}, which each job gets a private copy "
-            "of; put it elsewhere on the node's local disk (e.g. /var/tmp/slurm-jobs)"
+            "of; put it elsewhere on the node's local disk (e.g. "
+            f"{'/var/lib/slurm-jobs' if any(d.startswith('/var/tmp') for d in inside) else '/var/tmp/slurm-jobs'})"
         )
     if tuple(tmpfs.dirs) != JobTmpfs().dirs and not cluster.release.has("job_container_dirs"):
         errors.append(
@@ -1238,7 +1250,25 @@ def check_ports(cluster: Cluster) -> list[str]:
             "run jobs (cluster_controllers_run_jobs): slurmd and slurmctld cannot both listen there. Give slurmd "
             "another port"
         )
-    return errors
+    return errors + _rest_port_errors(cluster, ctld, slurmd)
+
+
+def _rest_port_errors(cluster: Cluster, ctld: tuple[int, int], slurmd: int) -> list[str]:
+    """slurmrestd listens on the controllers beside slurmctld (its port range), slurmd where the controllers run jobs
+    and slurmdbd where a controller is a dbd host: a port one of them holds leaves slurmrestd or the daemon down."""
+    api = cluster.rest_api
+    if not api.enabled:
+        return []
+    span = str(ctld[0]) if ctld[0] == ctld[1] else f"{ctld[0]}-{ctld[1]}"
+    taken = [(ctld[0] <= api.port <= ctld[1], f"slurmctld's (SlurmctldPort {span})")]
+    taken.append((cluster.controllers_run_jobs and api.port == slurmd, f"slurmd's (SlurmdPort {slurmd})"))
+    taken.append((bool(set(cluster.dbd) & set(cluster.controllers)) and api.port == DBD_PORT, "slurmdbd's"))
+    return [
+        f"cluster_rest_api.port: {api.port} is {owner} on the controllers, where slurmrestd listens too; give the REST "
+        "API another port (default 6820)"
+        for clash, owner in taken
+        if clash
+    ]
 
 
 def check_slurm_metrics(cluster: Cluster) -> list[str]:

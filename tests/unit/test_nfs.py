@@ -187,3 +187,12 @@ def test_the_health_checks_type_of_an_nfs_mount_is_one_the_kernel_shows(
         (error,) = errors
         assert error.startswith("cluster_health_check.mounts[1].fstype: ") and expected in error, error
         assert "would drain every node" in error
+
+
+def test_the_jobs_private_tmp_is_kept_off_the_shared_mounts() -> None:
+    """job_container/tmpfs' base_path on NFS: the nodes of a job would make and remove one per-job directory."""
+    on_home = {"enabled": True, "base_path": "/home/slurm-jobs"}
+    (error,) = nfs_errors(settings(job_tmpfs=on_home), ["nfs01"])
+    assert "cluster_job_tmpfs.base_path: /home/slurm-jobs is on /home" in error
+    assert nfs_errors(settings(job_tmpfs={"enabled": True}), ["nfs01"]) == []
+    assert nfs_errors(settings(job_tmpfs=on_home | {"enabled": False}), ["nfs01"]) == []

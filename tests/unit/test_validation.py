@@ -391,6 +391,16 @@ CASES: list[tuple[str, Mutation, str]] = [
         "cluster_rest_api: unknown key 'enable'; did you mean",
     ),
     ("rest api port", _set("rest_api", {"enabled": True, "port": 0}), "cluster_rest_api.port: 0 is out of range"),
+    (
+        "rest api on slurmctld's port",
+        _set("rest_api", {"enabled": True, "port": 6817}),
+        "cluster_rest_api.port: 6817 is slurmctld's (SlurmctldPort 6817) on the controllers",
+    ),
+    (
+        "a job's private /home",
+        _set("job_tmpfs", {"enabled": True, "dirs": ["/tmp", "/home"]}),
+        "cluster_job_tmpfs.dirs: /home would be an empty directory of its own in each job",
+    ),
     ("rest api switch", _set("rest_api", {"enabled": "maybe"}), "cluster_rest_api.enabled: expected true or false"),
     (
         "rest api lifespan",
