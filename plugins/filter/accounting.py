@@ -110,13 +110,46 @@ def accounting_errors(
     return found + associations.allow_accounts_errors(accounts if isinstance(accounts, Mapping) else {}, allowed)
 
 
+# MariaDB's own accounts: the roles set a user's password and grants, which for these would lock out the database's
+# administration (root over the unix socket, which the roles themselves log in with) or its internals.
+DATABASE_SYSTEM_USERS = frozenset({"root", "mysql", "mariadb.sys", "debian-sys-maint", "public"})
+
+
+def database_user_errors(users: Mapping[str, Any]) -> list[str]:
+    """The MariaDB users the roles create (``users``: variable -> name: slurmdbd's, Galera's state transfer user,
+    mysqld_exporter's): each its own, none of MariaDB's own accounts - a role that sets one's password and grants
+    would take it over (the exporter's least grants replacing slurmdbd's, root's socket login replaced)."""
+    errors = []
+    seen: dict[str, str] = {}
+    for variable, value in users.items():
+        name = str(value or "")
+        if name.lower() in DATABASE_SYSTEM_USERS:
+            errors.append(
+                f"{variable}: {name!r} is one of MariaDB's own accounts; the role would set its password and grants "
+                "(root: the socket login the roles and the admins use) - give the service a user of its own"
+            )
+        elif name in seen:
+            errors.append(
+                f"{variable}: {name!r} is also {seen[name]}; each service needs its own database user (the roles set "
+                "each one's password and grants, and the later would replace the earlier's)"
+            )
+        elif name:
+            seen[name] = variable
+    return errors
+
+
 def accounting_settings_errors(
-    purge: Any, sizes: Mapping[str, Any], release: Any = None, db_password: Any = ""
+    purge: Any,
+    sizes: Mapping[str, Any],
+    release: Any = None,
+    db_password: Any = "",
+    db_users: Mapping[str, Any] | None = None,
 ) -> list[str]:
     """What slurmdbd or MariaDB would not start with: accounting_purge's keys and retentions (slurmdbd.conf of the
     release; default: the model's default release), MariaDB sizes (``sizes``: variable -> value) that are no
-    number with an optional K, M, G or T, and a database password (``db_password``) slurmdbd.conf cannot carry."""
-    errors = purge_errors(purge, str(release or DEFAULT_RELEASE))
+    number with an optional K, M, G or T, a database password (``db_password``) slurmdbd.conf cannot carry, and the
+    database users of the roles (``db_users``: database_user_errors)."""
+    errors = purge_errors(purge, str(release or DEFAULT_RELEASE)) + database_user_errors(db_users or {})
     password = str(db_password or "")
     errors += short_secret_errors("accounting_db_password", password)
     errors += slurm_conf_secret_errors("accounting_db_password", password, "slurmdbd.conf (StoragePass)")

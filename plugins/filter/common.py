@@ -59,10 +59,22 @@ def common_moved_account_ids(listed: Any, uids: Mapping[str, Any], state_save_lo
     return moved_account_ids(command_stdout(listed), wanted, str(state_save_location or ""))
 
 
+def positive_settings_errors(settings: Mapping[str, Any], unit: str = "seconds") -> list[str]:
+    """Timeouts and counts (``settings``: variable -> value) that must be whole numbers of 1 or more: 0 or less makes
+    a wait give up at once (a drain that never waits for a job, a gate that fails the healthy), a word stops the task
+    mid-run."""
+    return [
+        f"{name}: {value!r} is not a whole number of {unit} of 1 or more; a wait of 0 gives up at once"
+        for name, value in settings.items()
+        if not whole_in_range(value, 1)
+    ]
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
             "common_settings_errors": common_settings_errors,
+            "positive_settings_errors": positive_settings_errors,
             "common_moved_account_error": common_moved_account_error,
             "common_moved_account_ids": common_moved_account_ids,
         }

@@ -113,12 +113,27 @@ def slurm_upgrade_dump_errors(
     )
 
 
+def slurm_upgrade_batch_errors(batch: Any) -> list[str]:
+    """slurm_upgrade_batch as the compute play's ``serial`` takes it: a number of nodes of 1 or more, or a percentage
+    from 1% to 100% - anything else stops the run at that play, after the controllers and slurmdbd were upgraded."""
+    text = str(batch).strip()
+    number = text.removesuffix("%")
+    if not isinstance(batch, bool) and number.isdigit() and int(number) >= 1 and (text == number or int(number) <= 100):
+        return []
+    return [
+        f"slurm_upgrade_batch: {batch!r} is not a number of compute nodes (1 or more) nor a percentage of them (1% to "
+        "100%), e.g. 4 or 25%; the compute play's batches read it only after the controllers and slurmdbd are "
+        "upgraded (a word stops the run there)"
+    ]
+
+
 class FilterModule:
     def filters(self) -> dict[str, Callable[..., Any]]:
         return {
             "slurm_installed_release_error": slurm_installed_release_error,
             "slurm_candidate_query": slurm_candidate_query,
             "slurm_candidate_release_error": slurm_candidate_release_error,
+            "slurm_upgrade_batch_errors": slurm_upgrade_batch_errors,
             "slurm_upgrade_errors": slurm_upgrade_errors,
             "slurm_upgrade_hosts": slurm_upgrade_hosts,
             "slurm_upgrade_oldest_release": slurm_upgrade_oldest_release,

@@ -38,6 +38,11 @@ def calendar_error(spec: str) -> str:
     )
 
 
+# Directories the system empties: at boot (tmpfs) or of old files (systemd-tmpfiles: /tmp after 10 days, /var/tmp
+# after 30 on Debian).
+VOLATILE_DIRS = ("/tmp", "/var/tmp", "/run", "/dev/shm")
+
+
 def settings_errors(
     calendar: tuple[str, Any], directory: tuple[str, Any], keep: tuple[str, Any], kept_from: Mapping[str, Any] = {}
 ) -> list[str]:
@@ -51,6 +56,13 @@ def settings_errors(
     if not re.fullmatch(r"/[^\s]*", str(directory[1])):
         errors.append(f"{directory[0]}: {directory[1]!r} is not an absolute path")
     path = str(directory[1]).rstrip("/")
+    volatile = next((top for top in VOLATILE_DIRS if path == top or path.startswith(top + "/")), "")
+    if volatile:
+        errors.append(
+            f"{directory[0]}: {directory[1]} is in {volatile}, which the system empties (at boot, or of files older "
+            "than some days: systemd-tmpfiles); the backups would be gone when they are needed - keep them on the "
+            "host's persistent disk (the default is under /var/backups)"
+        )
     for what, source in kept_from.items():
         inside = str(source or "").rstrip("/")
         if inside and (path == inside or path.startswith(inside + "/")):

@@ -43,3 +43,13 @@ def test_backups_are_kept_outside_what_they_are_of() -> None:
         "backups are of; a restore or state transfer that replaces it would take the backups with it - keep them "
         "beside it (the default)"
     ]
+
+
+def test_backups_are_kept_off_the_directories_the_system_empties() -> None:
+    from ansible_collections.gpucluster.cluster.plugins.module_utils.backups import settings_errors
+
+    for directory in ("/tmp/backups", "/var/tmp", "/run/gpucluster", "/dev/shm/x"):
+        (error,) = settings_errors(("x_calendar", "daily"), ("x_dir", directory), ("x_keep", 7))
+        assert "which the system empties" in error, directory
+    assert settings_errors(("x_calendar", "daily"), ("x_dir", "/var/backups/x"), ("x_keep", 7)) == []
+    assert settings_errors(("x_calendar", "daily"), ("x_dir", "/tmpfiles/x"), ("x_keep", 7)) == []

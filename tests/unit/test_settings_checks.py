@@ -127,3 +127,20 @@ def test_options_of_the_parameters_keys_each_release_reads() -> None:
     assert option_errors("x", "CommunicationParameters", "NoInAddrAny,keepalivetime=30", "22.05") == []
     assert option_errors("x", "SlurmdParameters", "shutdown_on_reboot,config_overrides", "26.05") == []
     assert option_errors("x", "MessageTimeout", "whatever", "24.11") == []
+
+
+def test_each_database_service_has_a_user_of_its_own_and_none_of_mariadbs() -> None:
+    users = {"accounting_db_user": "slurm", "galera_sst_user": "galera_sst", "monitoring_mysqld_exporter_db_user": "x"}
+    assert accounting_settings_errors({}, {}, "24.11", "db-secret-0123456789", db_users=users) == []
+    (root,) = accounting_settings_errors(
+        {}, {}, "24.11", "db-secret-0123456789", db_users=users | {"galera_sst_user": "root"}
+    )
+    assert "galera_sst_user: 'root' is one of MariaDB's own accounts" in root
+    (twice,) = accounting_settings_errors(
+        {}, {}, "24.11", "db-secret-0123456789", db_users=users | {"monitoring_mysqld_exporter_db_user": "slurm"}
+    )
+    assert "monitoring_mysqld_exporter_db_user: 'slurm' is also accounting_db_user" in twice
+    assert (
+        accounting_settings_errors({}, {}, "24.11", "db-secret-0123456789", db_users=users | {"galera_sst_user": ""})
+        == []
+    )

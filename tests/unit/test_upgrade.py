@@ -170,3 +170,18 @@ def test_a_hosts_release_is_read_from_its_daemons_package(installed: set[str], p
 def test_a_masked_slurmdbd_is_an_interrupted_conversion() -> None:
     units = {"db2": "masked\n", "db1": "masked", "db3": "enabled", "db4": ""}
     assert upgrade.interrupted_conversions(units) == ["db1", "db2"]
+
+
+def test_the_upgrade_batch_is_a_count_or_a_percentage_and_the_waits_positive() -> None:
+    from ansible_collections.gpucluster.cluster.plugins.filter.common import positive_settings_errors
+    from ansible_collections.gpucluster.cluster.plugins.filter.upgrade import slurm_upgrade_batch_errors
+
+    for batch in (4, "4", "25%", "100%", "1%"):
+        assert slurm_upgrade_batch_errors(batch) == [], batch
+    for batch in ("0%", "150%", "half", 0, True, "25 %"):
+        (wrong,) = slurm_upgrade_batch_errors(batch)
+        assert "is not a number of compute nodes (1 or more) nor a percentage of them" in wrong, batch
+    assert positive_settings_errors({"slurm_nodes_drain_timeout": 3600, "x": "60"}) == []
+    (zero, negative) = positive_settings_errors({"slurm_upgrade_gate_timeout": 0, "slurm_nodes_drain_timeout": -1})
+    assert zero.startswith("slurm_upgrade_gate_timeout: 0 is not a whole number of seconds of 1 or more")
+    assert negative.startswith("slurm_nodes_drain_timeout: -1 is not")
