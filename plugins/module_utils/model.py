@@ -171,17 +171,14 @@ class _Reader:
         return value
 
     def time(self, data: Mapping[str, Any], key: str, where: str, *, default: str = "") -> str:
-        """A Slurm time (minutes, [D-]HH:MM[:SS], UNLIMITED). A number of 60 or more is refused: YAML 1.1 reads
-        an unquoted 48:00:00 as the base-60 number 172800, which Slurm would take as 120 days of minutes."""
+        """A Slurm time (minutes, [D-]HH:MM[:SS], UNLIMITED); a whole number is minutes, as Slurm reads it. (An
+        unquoted 48:00:00 in an inventory file reaches here as YAML 1.1's base-60 number 172800: the inventory's text
+        is read for such spots, named by file and line - plugin_utils/inventory_text.py.)"""
         value = data.get(key, default)
         if isinstance(value, int) and not isinstance(value, bool):
-            if 0 <= value < 60:
+            if value >= 0:
                 return str(value)
-            self.error(
-                f"{_at(where, key)}: got the number {value}; an unquoted time such as 48:00:00 is read by YAML as a "
-                f"base-60 number ({value} here, which Slurm would read as {value} minutes) - quote it: "
-                f"'{_sexagesimal(value)}' (or '{value}' if minutes were meant)"
-            )
+            self.error(f"{_at(where, key)}: {value} is not a time; give minutes (0 or more), HH:MM:SS or D-HH:MM:SS")
             return default
         text = self.string(data, key, where, default=default)
         # UNLIMITED and INFINITE in any case, as slurmctld and sacctmgr read them
@@ -233,12 +230,6 @@ def _at(where: str, key: str) -> str:
     """Where a key's value sits: cluster_configless for a top-level variable, cluster_partitions[gpu].max_time
     for a key of a mapping."""
     return where if where == f"cluster_{key}" else f"{where}.{key}"
-
-
-def _sexagesimal(value: int) -> str:
-    """How YAML 1.1 would have read ``value`` had it been written H:MM:SS (the form a time usually takes)."""
-    hours, rest = divmod(value, 3600)
-    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}"
 
 
 def _kind(value: Any) -> str:

@@ -429,9 +429,9 @@ CASES: list[tuple[str, Mutation, str]] = [
         "cluster_job_submit.max_time: 'UNLIMITED' caps nothing",
     ),
     (
-        "job_submit sexagesimal max_time",
-        _set("job_submit", {"script": "gpu-policy", "max_time": 172800}),
-        "quote it: '48:00:00'",
+        "job_submit negative max_time",
+        _set("job_submit", {"script": "gpu-policy", "max_time": -60}),
+        "cluster_job_submit.max_time: -60 is not a time",
     ),
     (
         "job_submit and JobSubmitPlugins",
