@@ -9,6 +9,7 @@ from typing import Any
 import netaddr
 
 from .addresses import is_network
+from .validate import other_vendor
 
 NUMBERS = (
     "new_inventory_nodes",
@@ -19,6 +20,10 @@ NUMBERS = (
     "new_inventory_memory_mb",
 )
 NAME = re.compile(r"^[a-z][a-z0-9_-]{0,39}$")
+# the GPU model answer, lower-cased: the node type's name, its group's (compute_<model>) and the GRES type
+GPU_MODEL = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+# the model's floor (cluster_min_node_memory_mb's default)
+MIN_MEMORY_MB = 1024
 # the hosts' addresses in the management network: controller .10, database .11, login .12, NFS .13, nodes .101 on
 FIRST_NODE = 101
 
@@ -34,6 +39,23 @@ def answers_errors(answers: Mapping[str, Any]) -> list[str]:
         errors.append(
             "new_inventory_cluster_name: give lower-case letters, digits, - and _, starting with a letter "
             "(at most 40: it is Slurm's ClusterName)"
+        )
+    gpu = str(answers.get("new_inventory_gpu_type", "")).strip().lower()
+    if not GPU_MODEL.match(gpu):
+        errors.append(
+            "new_inventory_gpu_type: give the GPU model as one word of letters, digits, - and _ (h100, a100-80gb): it "
+            "names the node type, its inventory group and the GRES type jobs ask for"
+        )
+    elif maker := other_vendor(gpu):
+        errors.append(
+            f"new_inventory_gpu_type: {gpu} is {maker} accelerator; this toolkit deploys NVIDIA's driver, CUDA and "
+            "device files - give an NVIDIA model (h100, h200, a100, l40s, b200 ...)"
+        )
+    memory = str(answers.get("new_inventory_memory_mb", "")).strip()
+    if memory.isdigit() and int(memory) < MIN_MEMORY_MB:
+        errors.append(
+            f"new_inventory_memory_mb: {memory} MB is less than a GPU node has (at least {MIN_MEMORY_MB}); give "
+            "RealMemory as `slurmd -C` prints it, in megabytes (2 TB: 2000000)"
         )
     if not str(answers.get("new_inventory_dir", "")).strip():
         errors.append("new_inventory_dir: give the directory to write")

@@ -323,6 +323,28 @@ def _check_hardware(cluster: Cluster, node_type: NodeType, where: str) -> list[s
     return errors
 
 
+# Accelerators of other makers than NVIDIA, by the names planning documents give them: AMD Instinct (MI50 ... MI355X,
+# Radeon), Intel (Gaudi, Data Center GPU Max 1100/1550 - Ponte Vecchio -, Flex).
+_OTHER_VENDORS = (
+    (
+        re.compile(r"^(amd[-_]?)?(instinct[-_]?)?mi\d{2,3}[a-z]?([-_].*)?$|^(amd|radeon|instinct)([-_].*)?$", re.I),
+        "an AMD",
+    ),
+    (
+        re.compile(
+            r"^(intel[-_]?)?(gaudi\d?|max[-_]?1[0-9]{3}|pvc|ponte[-_]?vecchio|flex[-_]?\d+)([-_].*)?$|^intel([-_].*)?$",
+            re.I,
+        ),
+        "an Intel",
+    ),
+)
+
+
+def other_vendor(gpu_type: str) -> str:
+    """'an AMD' or 'an Intel' where ``gpu_type`` names such an accelerator, else ''."""
+    return next((maker for pattern, maker in _OTHER_VENDORS if pattern.match(gpu_type or "")), "")
+
+
 def _check_gpu(cluster: Cluster, node_type: NodeType, where: str) -> list[str]:
     gpu = node_type.gpu
     if gpu is None:
@@ -347,6 +369,12 @@ def _check_gpu(cluster: Cluster, node_type: NodeType, where: str) -> list[str]:
         )
     if gpu.type and not re.match(r"^[A-Za-z0-9_.-]+$", gpu.type):
         errors.append(f"{where}.type: '{gpu.type}' may hold letters, digits, '-', '_' and '.' only")
+    if maker := other_vendor(gpu.type):
+        errors.append(
+            f"{where}.type: '{gpu.type}' is {maker} accelerator; this toolkit deploys NVIDIA's driver, CUDA, NCCL and "
+            "the /dev/nvidiaN device files (gres.conf, cgroup confinement, the GPU checks), which such a node does not "
+            "have - give the node type's NVIDIA GPU model, or leave these nodes out of the inventory"
+        )
     if gpu.autodetect == "off":
         if len(gpu.devices) != gpu.count:
             errors.append(

@@ -84,6 +84,26 @@ def test_bad_answers_are_refused_by_name_and_nothing_is_written(tmp_path: Path) 
     assert not site.exists()
 
 
+def test_an_inventory_that_does_not_validate_is_removed_again_and_can_be_written_anew(tmp_path: Path) -> None:
+    """Answers the first check takes and the validation refuses (65 GPUs a node): what was written is removed, so a run
+    with other answers writes the directory instead of finding it not empty; an upper-case model is written lower."""
+    site = tmp_path / "site"
+    result = new_inventory(site, new_inventory_gpus_per_node="65")
+    out = " ".join(result.stdout.split())
+    assert result.returncode != 0
+    assert "does not validate, and was removed again" in out and "gpu.count: 65 is out of range 1..64" in out, out[
+        -3000:
+    ]
+    assert not (site / "hosts.yml").exists() and not (site / "group_vars").exists()
+    result = new_inventory(site, new_inventory_gpu_type="A100")
+    assert result.returncode == 0, result.stdout[-4000:]
+    cluster = yaml.safe_load((site / "group_vars" / "all" / "cluster.yml").read_text())
+    assert (
+        list(cluster["cluster_node_types"]) == ["a100"]
+        and cluster["cluster_node_types"]["a100"]["gpu"]["type"] == "a100"
+    )
+
+
 def test_an_existing_inventory_is_never_overwritten(tmp_path: Path) -> None:
     site = tmp_path / "site"
     site.mkdir()

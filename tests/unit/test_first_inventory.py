@@ -24,6 +24,8 @@ GOOD = {
 def test_good_answers_pass() -> None:
     assert answers_errors(GOOD) == []
     assert answers_errors(GOOD | {"new_inventory_network": ""}) == []
+    for model in ("A100", "a100-80gb", "l40s", "gh200", "rtx6000", "b200"):  # (upper case is written lower)
+        assert answers_errors(GOOD | {"new_inventory_gpu_type": model}) == [], model
 
 
 @pytest.mark.parametrize(
@@ -35,6 +37,10 @@ def test_good_answers_pass() -> None:
         ({"new_inventory_dir": " "}, "new_inventory_dir: give the directory to write"),
         ({"new_inventory_network": "10.1.0.0/33"}, "new_inventory_network: '10.1.0.0/33' is not a network"),
         ({"new_inventory_nodes": "200"}, "new_inventory_network: 10.1.0.0/24 has 256 addresses"),
+        ({"new_inventory_gpu_type": "MI300X"}, "new_inventory_gpu_type: mi300x is an AMD accelerator"),
+        ({"new_inventory_gpu_type": "gaudi3"}, "new_inventory_gpu_type: gaudi3 is an Intel accelerator"),
+        ({"new_inventory_gpu_type": "h100 sxm"}, "new_inventory_gpu_type: give the GPU model as one word"),
+        ({"new_inventory_memory_mb": "512"}, "new_inventory_memory_mb: 512 MB is less than a GPU node has"),
     ],
 )
 def test_each_bad_answer_is_named(change: dict[str, Any], expected: str) -> None:

@@ -392,6 +392,11 @@ CASES: list[tuple[str, Mutation, str]] = [
     ),
     ("rest api port", _set("rest_api", {"enabled": True, "port": 0}), "cluster_rest_api.port: 0 is out of range"),
     (
+        "an AMD accelerator",
+        _set("node_types.h100.gpu.type", "mi300x"),
+        "cluster_node_types.h100.gpu.type: 'mi300x' is an AMD accelerator",
+    ),
+    (
         "rest api on slurmctld's port",
         _set("rest_api", {"enabled": True, "port": 6817}),
         "cluster_rest_api.port: 6817 is slurmctld's (SlurmctldPort 6817) on the controllers",
