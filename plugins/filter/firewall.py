@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -68,10 +69,21 @@ def firewall_ruleset(
     return ruleset(found + site, networks)
 
 
-def firewall_errors(admin_networks: Any, extra: Any, groups: Mapping[str, Sequence[str]]) -> list[str]:
-    """What is wrong with the firewall's settings (firewall_admin_networks: CIDRs; firewall_extra_openings), each
-    naming the variable."""
-    return errors(admin_networks) + extra_errors(extra, groups)
+def firewall_errors(
+    admin_networks: Any,
+    extra: Any,
+    groups: Mapping[str, Sequence[str]],
+    ruleset_path: Any = "/etc/gpucluster/firewall.nft",
+) -> list[str]:
+    """What is wrong with the firewall's settings (firewall_admin_networks: CIDRs; firewall_extra_openings;
+    firewall_ruleset_path: the absolute file the service loads), each naming the variable."""
+    path = str(ruleset_path or "")
+    where = (
+        []
+        if re.fullmatch(r"/[^\s]*[^\s/]", path)
+        else [f"firewall_ruleset_path: {path!r} is not an absolute file name (default /etc/gpucluster/firewall.nft)"]
+    )
+    return errors(admin_networks) + extra_errors(extra, groups) + where
 
 
 class FilterModule:

@@ -353,7 +353,29 @@ def login_pool_errors(logins: Sequence[str], addresses: Mapping[str, str], setti
                 f"login_pool_{name} {value!r} is not a time HAProxy reads (a number with us, ms, s, m, h or d: 12h, "
                 "2s); its configuration check would stop the run on the login nodes"
             )
+    if "max_connections" in settings and not whole_in_range(settings["max_connections"], 1):
+        errors.append(
+            f"login_pool_max_connections {settings['max_connections']!r} is not a number of sessions of 1 or more "
+            "(HAProxy's maxconn for SSH); the pool would take no user"
+        )
+    errors += interface_errors("login_pool_interface", settings.get("interface"))
     return errors
+
+
+# A network interface's name as the kernel keeps it (IFNAMSIZ: 15 characters), with an optional :label (IPaddr2's
+# nic); empty: the one the address's network is on.
+_INTERFACE = re.compile(r"^[A-Za-z0-9_.@-]{1,15}(:[A-Za-z0-9_-]+)?$")
+
+
+def interface_errors(variable: str, value: Any) -> list[str]:
+    """An interface setting (login_pool_interface, pacemaker_vip_nic) that names no interface: keepalived's and
+    IPaddr2's configuration would not read it, and the VIP would not come up."""
+    text = str(value or "")
+    if not text or _INTERFACE.match(text):
+        return []
+    return [
+        f"{variable} {text!r} is not a network interface's name (e.g. eth0, bond0, ens1f0); give one, or leave it empty"
+    ]
 
 
 _HAPROXY_TIME = re.compile(r"^\d+(us|ms|s|m|h|d)?$")
@@ -368,7 +390,7 @@ _DURATION = re.compile(r"^(\d+)(ms|s|sec|m|min|h)?$")
 def pair_settings_errors(settings: Mapping[str, Any]) -> list[str]:
     """The controller pair's timing: a Corosync token Corosync and a busy host can live with, a monitor interval
     (a positive duration: 0 would turn the monitoring of slurmctld and the VIP off) and a wait of 1 s or more.
-    settings: {token_ms, monitor_interval, wait_timeout}."""
+    settings: {token_ms, monitor_interval, wait_timeout, vip_nic, fence_password_dir}."""
     errors = []
     token = settings.get("token_ms")
     if not whole_in_range(token, MIN_TOKEN_MS, 600000):
@@ -385,6 +407,13 @@ def pair_settings_errors(settings: Mapping[str, Any]) -> list[str]:
         )
     if "wait_timeout" in settings and not whole_in_range(settings["wait_timeout"], 1, 86400):
         errors.append(f"pacemaker_wait_timeout {settings['wait_timeout']!r} is not a number of seconds (1 or more)")
+    errors += interface_errors("pacemaker_vip_nic", settings.get("vip_nic"))
+    directory = settings.get("fence_password_dir")
+    if directory is not None and not re.fullmatch(r"/[^\s]*[^\s/]", str(directory)):
+        errors.append(
+            f"pacemaker_fence_password_dir {directory!r} is not an absolute directory; the fence agent reads the BMC "
+            "passwords from there on each controller (default /etc/gpucluster/fence)"
+        )
     return errors
 
 

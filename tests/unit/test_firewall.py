@@ -175,3 +175,11 @@ def test_two_site_openings_need_two_names() -> None:
         "firewall_extra_openings[1] (lnet): name 'lnet' must be lower-case letters, digits and _, unique, and not a "
         "source's name"
     ]
+
+
+def test_the_ruleset_file_is_an_absolute_file_name() -> None:
+    from ansible_collections.gpucluster.cluster.plugins.filter.firewall import firewall_errors
+
+    assert firewall_errors(["10.0.0.0/24"], [], {"all": []}, "/etc/gpucluster/firewall.nft") == []
+    (relative,) = firewall_errors(["10.0.0.0/24"], [], {"all": []}, "firewall.nft")
+    assert relative.startswith("firewall_ruleset_path: 'firewall.nft' is not an absolute file name")

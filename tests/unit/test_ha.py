@@ -321,3 +321,20 @@ def test_the_pairs_state_directory_is_its_own_and_only_its_own() -> None:
         "and p1ctl2: this pair's StateSaveLocation is the directory of other controllers too"
     ), shared
     assert "slurm_config.StateSaveLocation" in shared
+
+
+def test_interfaces_connections_and_the_fence_password_directory_are_ones_the_hosts_take() -> None:
+    """keepalived's and IPaddr2's interface, HAProxy's maxconn and the fence agents' password directory: a value
+    they cannot read leaves a VIP down, a pool that takes no user, passwords where no agent looks."""
+    fine = {**POOL, "max_connections": 4000, "interface": "bond0"}
+    assert login_pool_errors(list(LOGINS), LOGINS, fine) == []
+    (none, interface) = login_pool_errors(
+        list(LOGINS), LOGINS, {**fine, "max_connections": 0, "interface": "eth0 eth1"}
+    )
+    assert none.startswith("login_pool_max_connections 0 is not a number of sessions of 1 or more")
+    assert interface.startswith("login_pool_interface 'eth0 eth1' is not a network interface's name")
+    good = {"token_ms": 3000, "monitor_interval": "10s", "vip_nic": "eth0:vip", "fence_password_dir": "/etc/x/fence"}
+    assert pair_settings_errors(good) == []
+    (nic, directory) = pair_settings_errors({**good, "vip_nic": "e" * 16, "fence_password_dir": "fence/"})
+    assert nic.startswith("pacemaker_vip_nic 'eeeeeeeeeeeeeeee' is not a network interface's name")
+    assert directory.startswith("pacemaker_fence_password_dir 'fence/' is not an absolute directory")
