@@ -204,7 +204,12 @@ def runtime_dir_errors(settings: Mapping[str, Any]) -> list[str]:
     made = user_dirs(settings.get("job_scripts"))
     errors: list[str] = []
     state_dir = str(settings.get("oci_state_dir", "")).rstrip("/")
-    if settings.get("oci_runtime", "none") != "none" and f"{state_dir}/{{user}}" not in made:
+    if not re.fullmatch(r"/[^\s,{}]+", state_dir):
+        errors.append(
+            f"containers_oci_state_dir: {state_dir!r} is not an absolute directory (default /run/slurm-oci); the OCI "
+            "runtime keeps each user's state below it"
+        )
+    elif settings.get("oci_runtime", "none") != "none" and f"{state_dir}/{{user}}" not in made:
         errors.append(
             f"containers_oci_state_dir is {state_dir}: the OCI runtime keeps each user's state in {state_dir}/<user>,"
             f" which the user-dirs prolog must make (its parent is root's, mode 0711); add '{state_dir}/{{user}}' to"

@@ -1344,6 +1344,12 @@ def _check_tree(cluster: Cluster, compute: set[str]) -> list[str]:
     duplicates = [n for n, c in Counter(s.name for s in fabric.switches).items() if c > 1]
     if duplicates:
         errors.append(f"cluster_fabric.switches: {', '.join(duplicates)} declared more than once")
+    odd = [s.name for s in fabric.switches if not re.fullmatch(r"[A-Za-z0-9_.-]+", s.name)]
+    if odd:
+        errors.append(
+            f"cluster_fabric.switches: {', '.join(repr(name) for name in odd)} are no switch names topology.conf can "
+            "carry (SwitchName=...: letters, digits, '-', '_' and '.'); rename them"
+        )
     clash = sorted(set(by_name) & (set(cluster.groups.get("all", ())) | compute))
     if clash:
         errors.append(f"cluster_fabric.switches: {', '.join(clash)} are also host names; switch names must differ")

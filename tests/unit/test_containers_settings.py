@@ -182,3 +182,10 @@ def test_a_repository_or_pin_the_role_cannot_write_is_refused_by_name(settings: 
     found = errors(**settings)
     assert len(found) == 1
     assert message in found[0]
+
+
+def test_the_oci_state_directory_is_absolute() -> None:
+    from ansible_collections.gpucluster.cluster.plugins.module_utils.containers import runtime_dir_errors
+
+    (relative,) = runtime_dir_errors({"oci_state_dir": "run/oci", "oci_runtime": "crun"})
+    assert relative.startswith("containers_oci_state_dir: 'run/oci' is not an absolute directory")

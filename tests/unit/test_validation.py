@@ -392,6 +392,11 @@ CASES: list[tuple[str, Mutation, str]] = [
     ),
     ("rest api port", _set("rest_api", {"enabled": True, "port": 0}), "cluster_rest_api.port: 0 is out of range"),
     (
+        "a switch name with a space",
+        _set("fabric", {"topology": "tree", "switches": {"leaf 1": {"nodes": "gpu[01-04]"}}}),
+        "cluster_fabric.switches: 'leaf 1' are no switch names topology.conf can carry",
+    ),
+    (
         "an AMD accelerator",
         _set("node_types.h100.gpu.type", "mi300x"),
         "cluster_node_types.h100.gpu.type: 'mi300x' is an AMD accelerator",
