@@ -295,16 +295,38 @@ def wanted_fields(spec: Mapping[str, Any]) -> dict[str, str]:
     return fields
 
 
+def ended(spec: Mapping[str, Any], now: datetime.datetime) -> bool:
+    """Whether a reservation of a fixed start that does not repeat is over by ``now`` (the controller's local time,
+    as slurmctld reads StartTime): slurmctld has dropped it, and refuses to make one that starts more than 10 minutes
+    in the past ("Reservation request has invalid start time")."""
+    start = str(spec.get("start") or "now")
+    minutes = minutes_of(spec.get("duration"))
+    if start == "now" or minutes is None or RECURRING & {flag.upper() for flag in names(spec.get("flags"))}:
+        return False
+    try:
+        begin = datetime.datetime.fromisoformat(start)
+    except ValueError:
+        return False
+    return begin + datetime.timedelta(minutes=minutes) <= now
+
+
 def plan(
-    name: str, spec: Mapping[str, Any] | None, current: Mapping[str, str], expand: Callable[[str], list[str]]
+    name: str,
+    spec: Mapping[str, Any] | None,
+    current: Mapping[str, str],
+    expand: Callable[[str], list[str]],
+    now: datetime.datetime | None = None,
 ) -> list[list[str]]:
     """scontrol commands that bring reservation ``name`` to ``spec`` (None: absent) from ``current`` (its
     `show` fields, empty when there is none). ``expand`` turns a hostlist into names on the host (scontrol show
-    hostnames), so that folded and unfolded lists compare equal."""
+    hostnames), so that folded and unfolded lists compare equal. One that has ended by ``now`` and is gone is not made
+    again (slurmctld would refuse it, and every later run would stop there)."""
     if spec is None:
         return [["delete", f"ReservationName={name}"]] if current else []
     wanted = wanted_fields(spec)
     if not current:
+        if now is not None and ended(spec, now):
+            return []
         return [["create", "reservation", f"ReservationName={name}", *(f"{k}={v}" for k, v in wanted.items())]]
     changes: list[str] = []
     flags_wanted = set(names(wanted.get("Flags")))

@@ -12,6 +12,8 @@ description:
     C(create), C(update) or C(delete) that is needed. Check mode reports the command without running it.
   - Node lists are compared expanded (C(scontrol show hostnames)); a start of C(now), or the start of a recurring
     reservation, is not compared once the reservation exists; flags slurmctld adds itself are left alone.
+  - A reservation of a fixed start that has ended (and that slurmctld has dropped) is not made again - slurmctld
+    would refuse it - and the module says so.
   - Runs where scontrol reaches slurmctld (a controller).
 version_added: "0.1.0"
 author: gpucluster maintainers
@@ -92,8 +94,10 @@ commands:
   returned: always
 """
 
+import datetime
+
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpucluster.cluster.plugins.module_utils.reservations import parse_show, plan
+from ansible_collections.gpucluster.cluster.plugins.module_utils.reservations import ended, parse_show, plan
 
 
 def main() -> None:
@@ -130,7 +134,10 @@ def main() -> None:
         module.fail_json(msg=f"scontrol show reservation={name} failed: {err.strip() or out.strip()}", rc=rc)
     current = parse_show(str(out)) if rc == 0 else {}
     spec = None if module.params["state"] == "absent" else module.params
-    commands = plan(name, spec, current, expand)
+    now = datetime.datetime.now()
+    commands = plan(name, spec, current, expand, now)
+    if spec is not None and not current and ended(spec, now):
+        module.exit_json(changed=False, commands=[], msg=f"reservation {name} has ended: not made again (remove it)")
     if not module.check_mode:
         for command in commands:
             rc, out, err = module.run_command([scontrol, *command])

@@ -188,3 +188,18 @@ def test_two_reservations_holding_one_node_at_one_time_are_refused() -> None:
     assert errors([weekend, {**second, "start": "2030-01-05T08:45"}]) != []  # the next Saturday
     # by node count or partition: slurmctld picks the nodes, not compared
     assert errors([first, {**second, "nodes": None, "node_count": 1}]) == []
+
+
+def test_a_reservation_that_has_ended_is_not_made_again() -> None:
+    """slurmctld drops a reservation once it ends and refuses one that starts more than 10 minutes in the past: a
+    maintenance window left in the inventory after it would stop every later run at the slurm role."""
+    import datetime
+
+    before, after = datetime.datetime(2029, 12, 31, 8, 0), datetime.datetime(2030, 1, 1, 9, 31)
+    assert plan("zz", SPEC, {}, names, before)[0][0] == "create"
+    assert plan("zz", SPEC, {}, names, after) == []
+    # while it exists (running, or the run before its end) it is kept as it says
+    assert plan("zz", SPEC, parse_show(SHOWN), names, after) == []
+    # a recurring one, or one that starts now, is never over
+    assert plan("zz", {**SPEC, "flags": ["DAILY"]}, {}, names, after)[0][0] == "create"
+    assert plan("zz", {**SPEC, "start": "now"}, {}, names, after)[0][0] == "create"
