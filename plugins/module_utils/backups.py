@@ -38,9 +38,14 @@ def calendar_error(spec: str) -> str:
     )
 
 
-# Directories the system empties: at boot (tmpfs) or of old files (systemd-tmpfiles: /tmp after 10 days, /var/tmp
-# after 30 on Debian).
-VOLATILE_DIRS = ("/tmp", "/var/tmp", "/run", "/dev/shm")
+# Directories the system empties, and how (Debian's tmpfiles.d: /tmp emptied at boot, /var/tmp of files older than 30
+# days; /run and /dev/shm are memory).
+VOLATILE_DIRS = {
+    "/tmp": "emptied at every boot",
+    "/var/tmp": "rid of files older than 30 days by systemd-tmpfiles",
+    "/run": "memory, gone at every reboot",
+    "/dev/shm": "memory, gone at every reboot",
+}
 
 
 def settings_errors(
@@ -59,9 +64,9 @@ def settings_errors(
     volatile = next((top for top in VOLATILE_DIRS if path == top or path.startswith(top + "/")), "")
     if volatile:
         errors.append(
-            f"{directory[0]}: {directory[1]} is in {volatile}, which the system empties (at boot, or of files older "
-            "than some days: systemd-tmpfiles); the backups would be gone when they are needed - keep them on the "
-            "host's persistent disk (the default is under /var/backups)"
+            f"{directory[0]}: {directory[1]} is in {volatile}, which the system empties ({VOLATILE_DIRS[volatile]}); "
+            "the backups would be gone when they are needed - keep them on the host's persistent disk (the default "
+            "is under /var/backups)"
         )
     for what, source in kept_from.items():
         inside = str(source or "").rstrip("/")
