@@ -123,6 +123,34 @@ def _variables_errors(path: Path, owner: str, text: str, pattern: re.Pattern[str
                     yield f"{path}:{scalar.start_mark.line + 1}: {where}: {why}; quote it: '{scalar.value}'"
 
 
+def _shadowed_errors(base: Path) -> Iterator[str]:
+    """Variables files Ansible never reads: for each group or host it takes the first of <name>/ (a directory),
+    <name>, <name>.yml, <name>.yaml and <name>.json that exists and ignores the others without a word - a
+    group_vars/all.yml beside the group_vars/all/ of a copied sample is never read."""
+    for kind in ("group_vars", "host_vars"):
+        root = base / kind
+        if not root.is_dir():
+            continue
+        forms: dict[str, list[Path]] = {}
+        for path in sorted(root.iterdir()):
+            if path.name.startswith(".") or path.name.endswith("~"):
+                continue
+            stem = path.stem if path.suffix in YAML_SUFFIXES[1:] else path.name
+            forms.setdefault(stem, []).append(path)
+        order = ("", *YAML_SUFFIXES[1:])
+        for stem, paths in forms.items():
+            if len(paths) < 2:
+                continue
+            ranked = sorted(paths, key=lambda p: order.index(p.suffix if p.suffix in YAML_SUFFIXES[1:] else ""))
+            read, ignored = ranked[0], ranked[1:]
+            shown = f"{read}/" if read.is_dir() else str(read)
+            for path in ignored:
+                yield (
+                    f"{path}: never read - Ansible reads {shown} for {kind.split('_')[0]} '{stem}' and ignores the "
+                    f"{'directory' if path.is_dir() else 'file'} beside it; move its variables into {shown}"
+                )
+
+
 def inventory_text_errors(sources: Sequence[str], prefixes: Sequence[str]) -> list[str]:
     """Errors found in the inventory's files (``ansible_inventory_sources``) for the project's variables
     (those starting with one of ``prefixes`` and '_')."""
@@ -133,6 +161,7 @@ def inventory_text_errors(sources: Sequence[str], prefixes: Sequence[str]) -> li
         if not path.exists():
             continue  # a host list given on the command line ('host1,host2,')
         hosts, variables = _files(path)
+        errors += _shadowed_errors(path if path.is_dir() else path.parent)
         for file in hosts:
             text = _read(file)
             if text is not None:

@@ -74,3 +74,20 @@ def test_a_model_variable_outside_group_vars_all_is_refused(tmp_path: Path) -> N
 def test_vault_files_and_command_line_host_lists_are_skipped(tmp_path: Path) -> None:
     inventory = site(tmp_path, HOSTS, vault="$ANSIBLE_VAULT;1.1;AES256\n6162\n")
     assert inventory_text_errors([str(inventory), "gpu01,gpu02,"], PREFIXES) == []
+
+
+def test_a_variables_file_ansible_never_reads_is_named(tmp_path: Path) -> None:
+    """Ansible takes the first of group_vars/<name>/, <name>.yml, <name>.yaml for a group and ignores the rest: a
+    group_vars/all.yml beside a copied sample's group_vars/all/ (its cluster_name never read), all.yaml beside
+    all.yml."""
+    inventory = site(tmp_path, HOSTS, all="cluster_name: mine\n", compute="slurm_x: 1\n")
+    (inventory / "group_vars" / "all").mkdir()
+    (inventory / "group_vars" / "all" / "cluster.yml").write_text("cluster_name: sample\n")
+    (inventory / "group_vars" / "compute.yaml").write_text("slurm_x: 2\n")
+    errors = inventory_text_errors([str(inventory)], PREFIXES)
+    assert errors == [
+        f"{inventory}/group_vars/all.yml: never read - Ansible reads {inventory}/group_vars/all/ for group 'all' and "
+        f"ignores the file beside it; move its variables into {inventory}/group_vars/all/",
+        f"{inventory}/group_vars/compute.yaml: never read - Ansible reads {inventory}/group_vars/compute.yml for group "
+        f"'compute' and ignores the file beside it; move its variables into {inventory}/group_vars/compute.yml",
+    ], errors
