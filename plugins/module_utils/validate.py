@@ -765,6 +765,12 @@ def check_scheduling(cluster: Cluster) -> list[str]:
         for name, _ in scheduling.tres_weights
         if untracked(name, tracked)
     ]
+    errors += [
+        f"cluster_scheduling.priority.tres_weights.{name}: {value!r} is not a weight slurmctld reads (a number, with "
+        "K, M, G, T or P after it for a size: 1.0, 0.25G); it stops at start ('failed to parse tres weights str')"
+        for name, value in scheduling.tres_weights
+        if not re.fullmatch(r"-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?[KMGTPkmgtp]?", value.strip())
+    ]
     unknown = [k for k, _ in scheduling.priority_weights if k not in PRIORITY_WEIGHTS]
     if unknown:
         errors.append(

@@ -71,3 +71,20 @@ def test_a_weight_loads_where_the_validation_takes_it_and_stops_slurmctld_where_
     named = re.findall(r"TRES weight '([^']+)' is not a configured TRES type", output)
     # slurmctld names the first weight it cannot place: gres/gpumem where the release does not track it
     assert named and named[0].lower() == ("gres:gpu:h100" if usage else "gres:gpumem"), named
+
+
+@pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
+def test_a_weight_that_is_no_number_is_refused_as_slurmctld_refuses_it(docker_lab: None, suite: str) -> None:
+    """PriorityWeightTRES reads each weight as a number with an optional K, M, G, T or P: `CPU=one` stops slurmctld at
+    start, `Mem=0.25G` loads - the validation's verdict on each beside slurmctld's."""
+    release = SUITE_RELEASE[suite]
+    taken = weighed(release, [], {"Mem": "0.25G"})
+    assert inventory_errors(taken, valid_groups()) == []
+    slurm_conf, gres, hosts = slurm_files(taken)
+    started, output = small_slurmctld(suite, slurm_conf, gres, hosts, accounting=True)
+    assert started, output[-3000:]
+    problems = inventory_errors(weighed(release, [], {"CPU": "one"}), valid_groups())
+    assert any("tres_weights.CPU: 'one' is not a weight slurmctld reads" in p for p in problems), problems
+    stopped = re.sub(r"^PriorityWeightTRES=.*$", "PriorityWeightTRES=CPU=one,GRES/gpu=16.0", slurm_conf, flags=re.M)
+    started, output = small_slurmctld(suite, stopped, gres, hosts, accounting=True)
+    assert not started and "failed to parse tres weights str" in output, output[-3000:]

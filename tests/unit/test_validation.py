@@ -392,6 +392,11 @@ CASES: list[tuple[str, Mutation, str]] = [
     ),
     ("rest api port", _set("rest_api", {"enabled": True, "port": 0}), "cluster_rest_api.port: 0 is out of range"),
     (
+        "a TRES weight that is no number",
+        _set("scheduling", {"priority": {"tres_weights": {"CPU": "one", "Mem": "0.25G", "GRES/gpu": 16}}}),
+        "cluster_scheduling.priority.tres_weights.CPU: 'one' is not a weight slurmctld reads",
+    ),
+    (
         "a switch name with a space",
         _set("fabric", {"topology": "tree", "switches": {"leaf 1": {"nodes": "gpu[01-04]"}}}),
         "cluster_fabric.switches: 'leaf 1' are no switch names topology.conf can carry",
