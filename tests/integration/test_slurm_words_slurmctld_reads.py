@@ -193,3 +193,22 @@ def test_an_ipv6_controller_address_is_refused_where_slurm_cannot_reach_it(docke
         refused = [error for error in inventory_errors(changed, groups) if "IPv6" in error]
         assert bool(refused) != reached, (address, parameters, said, refused)
     assert [reached for reached, _ in answers] == [True, False, True, True]
+
+
+@pytest.mark.parametrize("suite", sorted(SUITE_RELEASE))
+def test_an_option_slurm_passes_over_is_refused_and_a_retired_one_stops_slurmctld(docker_lab: None, suite: str) -> None:
+    """SchedulerParameters is read option by option: slurmctld starts on a misspelt one (bf_contine) without a word -
+    why the validation refuses it, as it refuses max_job_bf, at which slurmctld (sched/backfill) stops; the right
+    spelling passes both."""
+    spec, groups = standalone_spec(SUITE_RELEASE[suite])
+    slurm_conf, gres, _ = small_files(config_from_inventory(spec, groups))
+    base = re.sub(r"^SchedulerParameters=.*\n", "", slurm_conf, flags=re.M)
+    cases = {"bf_continue": (False, True), "bf_contine": (True, True), "max_job_bf=10": (True, False)}
+    for option, (refused_here, starts) in cases.items():
+        changed = copy.deepcopy(spec)
+        changed["scheduling"] = {**changed.get("scheduling", {}), "scheduler_parameters": [option]}
+        refused = [error for error in inventory_errors(changed, groups) if "scheduler_parameters" in error]
+        started, output = small_slurmctld(
+            suite, f"{base}SchedulerParameters={option}\n", gres, tuple(groups["compute"])
+        )
+        assert (bool(refused), started) == (refused_here, starts), (option, refused, output[-1500:])
