@@ -179,6 +179,17 @@ def option_errors(where: str, key: str, value: object, release: str) -> list[str
                 "Slurm passes over an option it does not know without a word; remove it or set the release that has it"
             )
             continue
+        elsewhere = [
+            OPTION_KEYS[other]
+            for other in OPTION_KEYS
+            if other != name and any(word in (_options(r, other) or ()) for r in releases)
+        ]
+        if elsewhere:
+            errors.append(
+                f"{where}: {option} is a {' and '.join(elsewhere)} option in Slurm {release}, not a {label} one: "
+                f"Slurm passes over it here without a word; set it in cluster_slurm_config's {elsewhere[0]}"
+            )
+            continue
         documented = sorted(
             {str(o) for r in releases for o in RELEASE_DATA[r].get("slurm.conf options", {}).get(label, [])}  # type: ignore[attr-defined]
         )

@@ -144,3 +144,14 @@ def test_each_database_service_has_a_user_of_its_own_and_none_of_mariadbs() -> N
         accounting_settings_errors({}, {}, "24.11", "db-secret-0123456789", db_users=users | {"galera_sst_user": ""})
         == []
     )
+
+
+def test_an_option_of_another_parameters_key_is_named_with_its_key() -> None:
+    """kill_invalid_depend moved from SchedulerParameters to DependencyParameters (20.02): 22.05 and later read it
+    only there and pass over it in SchedulerParameters."""
+    (moved,) = option_errors(
+        "cluster_scheduling.scheduler_parameters", "SchedulerParameters", ["kill_invalid_depend"], "24.11"
+    )
+    assert "kill_invalid_depend is a DependencyParameters option in Slurm 24.11, not a SchedulerParameters one" in moved
+    assert "set it in cluster_slurm_config's DependencyParameters" in moved
+    assert option_errors("x", "DependencyParameters", "kill_invalid_depend,max_depend_depth=20", "22.05") == []
