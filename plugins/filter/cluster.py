@@ -131,11 +131,11 @@ def hostlist_fold(names: Sequence[str]) -> str:
 def hostlist_expand(expression: str, strict: bool = True) -> list[str]:
     """Expand a Slurm hostlist expression into host names; ``strict=false``: an expression that cannot be read gives
     no names (where the validation says what is wrong with it, as for remove-node.yml's --limit check)."""
-    if strict:
-        return expand(expression)
     try:
         return expand(expression)
     except HostlistError:
+        if strict:
+            raise
         return []
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ansible_collections.gpucluster.cluster.plugins.module_utils.modulefiles import modulefiles
+from ansible_collections.gpucluster.cluster.plugins.module_utils.mount_points import within
 from ansible_collections.gpucluster.cluster.plugins.module_utils.validate import HOST_RE
 
 # A trusted host as pip takes it: a name or an IPv4 address, with a port or not.
@@ -63,10 +64,6 @@ SYSTEM_DIRS = (
 )
 
 
-def _within(path: str, other: str) -> bool:
-    return path == other or path.startswith(other.rstrip("/") + "/")
-
-
 def user_env_modules_dir_errors(directory: Any, site_dirs: Any = (), shared: Any = ()) -> list[str]:
     """user_env_modules_dir is the role's own directory, purged of every file it did not write: an absolute path on
     the node's own disk that is no system tree, none of the site's modulefile directories (user_env_modules_site_dirs)
@@ -93,7 +90,7 @@ def user_env_modules_dir_errors(directory: Any, site_dirs: Any = (), shared: Any
     for site in [str(d).strip().rstrip("/") for d in sites if str(d).strip().startswith("/")]:
         if not site:
             continue
-        if _within(text, site) or _within(site, text):
+        if within(text, site) or within(site, text):
             problems.append(
                 f"user_env_modules_dir: {text} overlaps the site's modulefiles {site} (user_env_modules_site_dirs); "
                 "the role would remove the site's modulefiles - give the generated ones a directory of their own"
@@ -103,7 +100,7 @@ def user_env_modules_dir_errors(directory: Any, site_dirs: Any = (), shared: Any
     for mount in [str(d).strip().rstrip("/") for d in mounts if str(d).strip().startswith("/")]:
         if not mount:
             continue
-        if _within(text, mount):
+        if within(text, mount):
             problems.append(
                 f"user_env_modules_dir: {text} is on {mount}, which the nodes share; each node would remove the "
                 "others' modulefiles - keep it on the node's own disk (the default /etc/gpucluster/modulefiles)"

@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .mount_points import within
 from .values import whole_in_range
 
 # systemd's shorthands for OnCalendar=
@@ -61,7 +62,7 @@ def settings_errors(
     if not re.fullmatch(r"/[^\s]*", str(directory[1])):
         errors.append(f"{directory[0]}: {directory[1]!r} is not an absolute path")
     path = str(directory[1]).rstrip("/")
-    volatile = next((top for top in VOLATILE_DIRS if path == top or path.startswith(top + "/")), "")
+    volatile = next((top for top in VOLATILE_DIRS if within(path, top)), "")
     if volatile:
         errors.append(
             f"{directory[0]}: {directory[1]} is in {volatile}, which the system empties ({VOLATILE_DIRS[volatile]}); "
@@ -70,7 +71,7 @@ def settings_errors(
         )
     for what, source in kept_from.items():
         inside = str(source or "").rstrip("/")
-        if inside and (path == inside or path.startswith(inside + "/")):
+        if inside and within(path, inside):
             errors.append(
                 f"{directory[0]}: {directory[1]} is inside {what} ({source}), which the backups are of; a restore or "
                 "state transfer that replaces it would take the backups with it - keep them beside it (the default)"

@@ -40,7 +40,7 @@ from .releases import DEFAULT_RELEASE, KNOWN_RELEASES, Release
 from .schema import keys
 from .topology import block_layout, dragonfly_switches, fat_tree_switches
 from .validate import validate_cluster
-from .values import unsafe_values
+from .values import FALSE_WORDS, TRUE_WORDS, unsafe_values
 
 # Inventory groups the model reads; each must exist (it may be empty where the phase allows).
 GROUP_CONTROLLERS = "controllers"
@@ -51,9 +51,6 @@ GROUP_STORAGE = "storage"
 ROLE_GROUPS = (GROUP_CONTROLLERS, GROUP_DBD, GROUP_LOGIN, GROUP_COMPUTE, GROUP_STORAGE)
 
 AUTODETECT_METHODS = ("off", "nvml", "nvidia", "full")
-# The strings Ansible's bool filter reads as booleans (what `-e flag=false` and a quoted 'yes' arrive as).
-TRUE_WORDS = frozenset({"true", "yes", "on", "y", "t", "1"})
-FALSE_WORDS = frozenset({"false", "no", "off", "n", "f", "0"})
 TOPOLOGY_PLUGINS = ("none", "tree", "block")
 
 

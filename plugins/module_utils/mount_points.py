@@ -20,6 +20,11 @@ LOCAL_PROGRAMS = ("/usr/local", "/usr/local/bin", "/usr/local/sbin", "/usr/local
 ELSEWHERE = "Mount shared data under a directory of its own (/home, /apps, /data, /srv, /scratch)"
 
 
+def within(path: str, top: str) -> bool:
+    """Whether ``path`` is ``top`` or a path below it (both without a trailing slash, but for ``top`` '/')."""
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
 def mount_point_error(path: str) -> str:
     """Why ``path`` cannot be a shared file system's mount point on every host (or the server's export), or ''."""
     clean = "/" + path.strip("/")
@@ -32,7 +37,7 @@ def mount_point_error(path: str) -> str:
     if clean.startswith("/usr/local/"):
         return ""
     for tree in (*SYSTEM_TREES, *DAEMON_TREES):
-        if clean == tree or clean.startswith(tree + "/"):
+        if within(clean, tree):
             owner = (
                 "the operating system" if tree in SYSTEM_TREES else "the hosts' daemons (databases, Slurm state, logs)"
             )

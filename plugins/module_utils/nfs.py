@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .addresses import host_bits_error, is_network
-from .mount_points import health_check_mount_errors, mount_point_error, nfs_types
+from .mount_points import health_check_mount_errors, mount_point_error, nfs_types, within
+from .values import TRUE_WORDS
 
 # filer:/vol/home, 10.0.0.5:/export/home, [fd00::5]:/home
 SOURCE = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9.-]*|\[[0-9A-Fa-f:.]+\]):/[^\s#]*$")
@@ -109,9 +110,7 @@ def _unexported_errors(exports: Sequence[Any], mounts: Sequence[Any]) -> list[st
     errors = []
     for path in mounts:
         clean = str(path).rstrip("/") or "/"
-        if str(path).startswith("/") and not any(
-            clean == top or clean.startswith(top.rstrip("/") + "/") for top in exported
-        ):
+        if str(path).startswith("/") and not any(within(clean, top) for top in exported):
             errors.append(
                 f"nfs_client_mounts: {path} is not exported by the storage host (nfs_exports: "
                 f"{', '.join(exported) or 'none'}); add it to nfs_exports, or mount only exported paths"
@@ -135,11 +134,11 @@ def _health_check_errors(settings: Mapping[str, Any]) -> list[str]:
 def _job_tmpfs_errors(tmpfs: Any, mounted: Mapping[str, tuple[str, Any]]) -> list[str]:
     """cluster_job_tmpfs' base_path on a path this role mounts: every node would keep its jobs' /tmp in the one shared
     directory, where the nodes of a job make, and remove, the same per-job directory."""
-    if not isinstance(tmpfs, Mapping) or str(tmpfs.get("enabled", "")).lower() not in ("true", "yes", "on", "1"):
+    if not isinstance(tmpfs, Mapping) or str(tmpfs.get("enabled", "")).strip().lower() not in TRUE_WORDS:
         return []
     base = str(tmpfs.get("base_path") or "/var/tmp/slurm-jobs").rstrip("/")
     for path, (variable, _types) in mounted.items():
-        if base == path or base.startswith(path.rstrip("/") + "/"):
+        if within(base, path):
             return [
                 f"cluster_job_tmpfs.base_path: {base} is on {path}, which every node mounts from NFS ({variable}); "
                 "the nodes of a job would make and remove the same per-job directory there. Give a directory on "

@@ -82,18 +82,12 @@ def key_error(where: str, key: str, kind: str, release: str) -> str:
 
 # slurm.conf keys whose value is a comma-separated list of options the daemons look for by name (xstrcasestr): an
 # option none of them knows is passed over without a word, so a misspelt one (bf_contine) is simply not in effect.
-# Their documented options per release: RELEASE_DATA's "slurm.conf options" (slurm.conf(5) of Debian's packages).
+# The keys and their documented options per release: RELEASE_DATA's "slurm.conf options" (slurm.conf(5) of Debian's
+# packages; scripts/slurm_release_data.py's OPTION_KEYS).
 OPTION_KEYS = {
-    name.lower(): name
-    for name in (
-        "SchedulerParameters",
-        "SlurmctldParameters",
-        "SlurmdParameters",
-        "LaunchParameters",
-        "CommunicationParameters",
-        "DependencyParameters",
-        "PreemptParameters",
-    )
+    str(name).lower(): str(name)
+    for data in RELEASE_DATA.values()
+    for name in data.get("slurm.conf options", {})  # type: ignore[attr-defined]
 }
 # Options the daemons read though slurm.conf(5) does not list them under their key: older names kept for
 # compatibility, the builtin scheduler's and the power plugin's own (read from Slurm's source of 22.05.8, 24.11.5 and

@@ -17,6 +17,7 @@ import netaddr
 from .associations import known_tres, qos_limit_errors, untracked, untracked_hint
 from .cluster_types import Cluster, JobTmpfs, NodeType, Switch
 from .hostlist import fold, padding_collisions
+from .mount_points import within
 from .releases import AUTODETECT_FEATURES, Release, autodetect_allowed
 from .slurm_keys import key_error, option_errors, partition_value_error, plugin_errors, value_error
 from .topology import topology_names
@@ -889,11 +890,7 @@ def user_dir_errors(pattern: str) -> list[str]:
         return [f"{where}: only the last part may name the user, and no '..'; give e.g. /run/slurm-oci/{{user}}"]
     if not USER_DIR_NAME.match(name) or name.replace("{user}", "").replace("{uid}", "").count("{"):
         return [f"{where}: its last part must name the job's user with {{user}} or {{uid}}, e.g. user-{{uid}}"]
-    if (
-        parent.count("/") < 2
-        or parent in SHARED_DIRS
-        or any(parent == tree or parent.startswith(tree + "/") for tree in SHARED_TREES)
-    ):
+    if parent.count("/") < 2 or parent in SHARED_DIRS or any(within(parent, tree) for tree in SHARED_TREES):
         return [
             f"{where}: {parent or '/'} is shared by the system or other users, and the prolog's parent directory "
             "is made root's own with mode 0711; name a directory of its own, e.g. /run/slurm-oci/{user}"
@@ -984,7 +981,7 @@ def check_job_tmpfs(cluster: Cluster) -> list[str]:
             "node has there (the users' files, the shared storage, the system's); make private only scratch "
             "directories such as /tmp, /var/tmp and /dev/shm"
         )
-    inside = [d for d in tmpfs.dirs if tmpfs.base_path == d or tmpfs.base_path.startswith(d.rstrip("/") + "/")]
+    inside = [d for d in tmpfs.dirs if within(tmpfs.base_path, d)]
     if inside:
         errors.append(
             f"{where}.base_path: {tmpfs.base_path} is inside {', '.join(inside)}, which each job gets a private copy "

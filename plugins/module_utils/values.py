@@ -15,6 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+# The strings Ansible's bool filter reads as booleans (what `-e flag=false` and a quoted 'yes' arrive as).
+TRUE_WORDS = frozenset({"true", "yes", "on", "y", "t", "1"})
+FALSE_WORDS = frozenset({"false", "no", "off", "n", "f", "0"})
+
 # Characters no value of a Slurm file may hold, and how a message names them.
 FORBIDDEN: dict[str, str] = {
     "\n": "a newline",

@@ -97,7 +97,7 @@ commands:
 import datetime
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpucluster.cluster.plugins.module_utils.reservations import ended, parse_show, plan
+from ansible_collections.gpucluster.cluster.plugins.module_utils.reservations import parse_show, plan
 
 
 def main() -> None:
@@ -136,7 +136,7 @@ def main() -> None:
     spec = None if module.params["state"] == "absent" else module.params
     now = datetime.datetime.now()
     commands = plan(name, spec, current, expand, now)
-    if spec is not None and not current and ended(spec, now):
+    if spec is not None and not current and not commands:  # (plan makes any missing reservation but an ended one)
         module.exit_json(changed=False, commands=[], msg=f"reservation {name} has ended: not made again (remove it)")
     if not module.check_mode:
         for command in commands:

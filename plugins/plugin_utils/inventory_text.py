@@ -131,18 +131,17 @@ def _shadowed_errors(base: Path) -> Iterator[str]:
         root = base / kind
         if not root.is_dir():
             continue
-        forms: dict[str, list[Path]] = {}
+        # each form ranked as Ansible looks for it: YAML_SUFFIXES' order ('' first: the directory, or a bare file)
+        forms: dict[str, list[tuple[int, Path]]] = {}
         for path in sorted(root.iterdir()):
             if path.name.startswith(".") or path.name.endswith("~"):
                 continue
-            stem = path.stem if path.suffix in YAML_SUFFIXES[1:] else path.name
-            forms.setdefault(stem, []).append(path)
-        order = ("", *YAML_SUFFIXES[1:])
-        for stem, paths in forms.items():
-            if len(paths) < 2:
+            suffix = path.suffix if path.suffix in YAML_SUFFIXES else ""
+            forms.setdefault(path.name.removesuffix(suffix), []).append((YAML_SUFFIXES.index(suffix), path))
+        for stem, ranked in forms.items():
+            if len(ranked) < 2:
                 continue
-            ranked = sorted(paths, key=lambda p: order.index(p.suffix if p.suffix in YAML_SUFFIXES[1:] else ""))
-            read, ignored = ranked[0], ranked[1:]
+            read, *ignored = [path for _, path in sorted(ranked)]
             shown = f"{read}/" if read.is_dir() else str(read)
             for path in ignored:
                 yield (
