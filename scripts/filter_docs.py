@@ -51,6 +51,7 @@ PARAMETERS = {
     " or none without one.",
     "host": "The inventory name of the host.",
     "hosts": "Inventory host names.",
+    "hostvars": "Ansible's C(hostvars): every inventory host by name.",
     "names": "Host names.",
     "federation": "C(cluster_federation): the pods of a federation (empty or none for one cluster).",
     "settings": "The role's settings, by variable name without the role's prefix.",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from typing import Any
 
 # munged refuses a shorter key at start ("Keyfile must be at least 32 bytes": MUNGE 0.5.15 to 0.5.18)
@@ -23,12 +23,12 @@ def munge_key_bytes(key_b64: str) -> bytes:
         raise ValueError(str(error)) from error
 
 
-def munge_key_errors(key_b64: Any, key_host: Any = None, hosts: Sequence[str] = ()) -> list[str]:
+def munge_key_errors(key_b64: Any, key_host: Any = None, hostvars: Container[str] | None = None) -> list[str]:
     """What munged would refuse of the site's key (``munge_key_b64``; empty: the role makes one): text that is not
     base64, or a key under 32 bytes - munged would stop on every host the run gave it to. The key is never shown.
-    ``key_host`` (munge_key_host, given with the inventory's ``hosts``): the host that makes and keeps the key, which
-    the run must reach."""
-    if key_host is not None and hosts and str(key_host) not in hosts:
+    ``key_host`` (munge_key_host, given with the inventory's ``hostvars``: a name looked up, not a list of 12,800
+    walked): the host that makes and keeps the key, which the run must reach."""
+    if key_host is not None and hostvars is not None and str(key_host) not in hostvars:
         return [
             f"munge_key_host: {key_host!r} is not a host of this inventory; the role makes the key there and reads it "
             "back for every other host - name one of the inventory's hosts (default: the first controller)"

@@ -66,6 +66,11 @@ def _fold(names: tuple[str, ...]) -> str:
         if indexes is None:
             indexes = numbers[(prefix, suffix)] = RangeSet()
         indexes.add(digits)  # RangeSet keeps indexes as strings, padding included
+    if len(numbers) == 1 and not plain:
+        # one pattern (a leaf switch's hosts, a node type's): NodeSet would parse it back and print it unchanged -
+        # half the fold's time at 12,800 hosts in 400 leaves (tests/unit/test_hostlist.py compares with NodeSet's)
+        ((prefix, suffix), indexes), *_ = numbers.items()
+        return f"{prefix}{indexes}{suffix}" if len(indexes) == 1 else f"{prefix}[{indexes}]{suffix}"
     patterns = [f"{prefix}[{indexes}]{suffix}" for (prefix, suffix), indexes in numbers.items()]
     nodeset = NodeSet(",".join(patterns)) if patterns else NodeSet()
     if plain:

@@ -135,7 +135,11 @@ def plan_of(pods: Mapping[str, Cluster], inventory: str) -> dict[str, Any]:
         "monitoring": {pod: monitoring_view(cluster) for pod, cluster in pods.items()},
         "firewall": {
             "ports": {pod: cluster_ports(cluster) for pod, cluster in pods.items()},
-            "hosts": {pod: fold((*c.controllers, *c.compute, *c.login)) for pod, c in pods.items()},
+            # (each role group's fold, joined: a hostlist as holds() reads it; one fold of all three sorted the 12,800
+            # compute names once more, 60 ms)
+            "hosts": {
+                pod: ",".join(filter(None, map(fold, (c.controllers, c.compute, c.login)))) for pod, c in pods.items()
+            },
         },
     }
 

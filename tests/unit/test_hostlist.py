@@ -5,12 +5,16 @@ from __future__ import annotations
 import pytest
 from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import (
     HostlistError,
+    _fold,
     expand,
     fold,
     fold_chunks,
     holds,
     padding_collisions,
 )
+from ClusterShell.NodeSet import NodeSet
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 @pytest.mark.parametrize(
@@ -75,3 +79,27 @@ def test_holds_tests_membership_of_a_folded_expression_without_expanding() -> No
     assert holds(folded, "gpu0001") and holds(folded, "gpu12800") and holds(folded, "rack1-node7")
     assert not holds(folded, "gpu12801") and not holds(folded, "gpu1") and not holds(folded, "login02")
     assert not holds("", "gpu0001")
+
+
+_PIECES = st.sampled_from(["gpu", "r1n", "r2-n", "a.b", "x", "n-", "Gpu", "node0", "c7-"])
+_NUMBERS = st.integers(min_value=0, max_value=130)
+_NAMES = st.lists(
+    st.builds(
+        lambda prefix, number, width, suffix: f"{prefix}{number:0{width}d}{suffix}",
+        _PIECES,
+        _NUMBERS,
+        st.integers(min_value=1, max_value=5),
+        st.sampled_from(["", "", "", "-ib", "a"]),
+    )
+    | st.sampled_from(["login", "gpu", "ctl-a"]),
+    max_size=40,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_NAMES)
+def test_fold_is_clustershells_fold(names: list[str]) -> None:
+    """The fold of names taken by pattern (one RangeSet per prefix and suffix, printed directly where there is one)
+    is what ClusterShell's NodeSet prints for the same names, whatever the padding, prefixes and suffixes."""
+    _fold.cache_clear()
+    assert fold(names) == (str(NodeSet.fromlist(names)) if names else "")
