@@ -47,6 +47,20 @@ def pilot_platforms() -> list[dict[str, Any]]:
     return platforms
 
 
+def pilot_ca_dir() -> Path:
+    """The converged pilot's cluster CA (common_tls_ca_dir in Molecule's ephemeral inventory): without it the common
+    role refuses a run whose hosts hold certificates of a CA this controller does not have."""
+    ephemeral = os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY")
+    found = (
+        [Path(ephemeral) / "inventory" / ".pki"]
+        if ephemeral
+        else sorted(Path.home().glob(".ansible/tmp/molecule.*.pilot/inventory/.pki"), key=lambda p: p.stat().st_mtime)
+    )
+    if not found or not (found[-1] / "ca.crt").is_file():
+        sys.exit("no cluster CA of the pilot lab (run molecule converge -s pilot, or set MOLECULE_EPHEMERAL_DIRECTORY)")
+    return found[-1]
+
+
 def inventory(size: int) -> dict[str, object]:
     """The pilot scenario's groups (molecule/pilot/molecule.yml), its compute containers replaced by `size` names
     spread over them."""
@@ -56,6 +70,7 @@ def inventory(size: int) -> dict[str, object]:
         "ansible_connection": "community.docker.docker",
         "common_manage_hosts_file": False,
         "common_node_names_checked": False,
+        "common_tls_ca_dir": str(pilot_ca_dir()),
     }
     platforms = pilot_platforms()
     containers = [platform["name"] for platform in platforms if "compute" in platform["groups"]]
