@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from collections.abc import Callable, Container, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 # munged refuses a shorter key at start ("Keyfile must be at least 32 bytes": MUNGE 0.5.15 to 0.5.18)
@@ -23,12 +23,19 @@ def munge_key_bytes(key_b64: str) -> bytes:
         raise ValueError(str(error)) from error
 
 
-def munge_key_errors(key_b64: Any, key_host: Any = None, hostvars: Container[str] | None = None) -> list[str]:
+def _inventory_host(hostvars: Mapping[str, Any], name: str) -> bool:
+    """Whether ``name`` is a host of the inventory: Ansible's ``hostvars`` also answers for the implicit localhost (the
+    controller, in no group), which is not one."""
+    own = hostvars.get(name) if name in hostvars else None
+    return isinstance(own, Mapping) and bool(own.get("group_names"))
+
+
+def munge_key_errors(key_b64: Any, key_host: Any = None, hostvars: Mapping[str, Any] | None = None) -> list[str]:
     """What munged would refuse of the site's key (``munge_key_b64``; empty: the role makes one): text that is not
     base64, or a key under 32 bytes - munged would stop on every host the run gave it to. The key is never shown.
     ``key_host`` (munge_key_host, given with the inventory's ``hostvars``: a name looked up, not a list of 12,800
     walked): the host that makes and keeps the key, which the run must reach."""
-    if key_host is not None and hostvars is not None and str(key_host) not in hostvars:
+    if key_host is not None and hostvars is not None and not _inventory_host(hostvars, str(key_host)):
         return [
             f"munge_key_host: {key_host!r} is not a host of this inventory; the role makes the key there and reads it "
             "back for every other host - name one of the inventory's hosts (default: the first controller)"

@@ -106,6 +106,10 @@ def test_a_limited_run_that_would_split_the_keys_is_refused() -> None:
 def test_the_key_host_is_a_host_of_the_inventory() -> None:
     """munge_key_host names where the role makes the key and reads it back for the others: one the run cannot reach
     would stop every host's munge after the roles before it."""
-    (wrong,) = munge_key_errors("", "ctl1", {"ctl01": {}, "gpu01": {}})
+    hostvars = {"ctl01": {"group_names": ["controllers"]}, "gpu01": {"group_names": ["compute"]}, "localhost": {}}
+    (wrong,) = munge_key_errors("", "ctl1", hostvars)
     assert "munge_key_host: 'ctl1' is not a host of this inventory" in wrong
-    assert munge_key_errors("", "ctl01", {"ctl01": {}, "gpu01": {}}) == []
+    assert munge_key_errors("", "ctl01", hostvars) == []
+    # (Ansible's hostvars answer for the controller's implicit localhost too, which is in no group)
+    (controller,) = munge_key_errors("", "localhost", hostvars)
+    assert "munge_key_host: 'localhost' is not a host of this inventory" in controller
