@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
 import netaddr
 
-from .addresses import is_network
+from .addresses import host_bits_error, is_network
 from .validate import other_vendor
 
 NUMBERS = (
@@ -65,6 +66,11 @@ def answers_errors(answers: Mapping[str, Any]) -> list[str]:
         for network in admin_networks(answers.get("new_inventory_admin_networks"))
         if not is_network(network)
     ]
+    errors += [
+        f"new_inventory_admin_networks: {problem}"
+        for problem in map(host_bits_error, admin_networks(answers.get("new_inventory_admin_networks")))
+        if problem
+    ]
     network = str(answers.get("new_inventory_network", "")).strip()
     if network:
         try:
@@ -87,3 +93,25 @@ def answers_errors(answers: Mapping[str, Any]) -> list[str]:
 def admin_networks(answer: Any) -> list[str]:
     """The administrators' networks of the answer (comma-separated): the host firewall is on where there are any."""
     return [part.strip() for part in str(answer or "").split(",") if part.strip()]
+
+
+def validation_problems(output: str) -> list[str]:
+    """The problems a run of validate.yml refused an inventory for, whole, from its output with
+    ANSIBLE_CALLBACK_RESULT_FORMAT=json (the failed task's result on one line, its ``msg`` the heading and one line a
+    problem); the output's last lines where there is no such result (a run that failed otherwise)."""
+    for line in reversed(output.splitlines()):
+        _, marker, result = line.partition("FAILED! => ")
+        if not marker:
+            continue
+        try:
+            message = json.loads(result).get("msg")
+        except (ValueError, AttributeError):
+            break
+        if isinstance(message, list) and message:
+            lines = [str(item) for item in message]
+            # (without validate_inventory's heading, "The inventory has N problems; nothing was changed:")
+            return lines[1:] if lines[0].startswith("The inventory has ") and len(lines) > 1 else lines
+        if message:
+            return [str(message)]
+        break
+    return [line for line in output.splitlines() if line.strip()][-15:]

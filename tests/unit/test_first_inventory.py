@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
-from ansible_collections.gpucluster.cluster.plugins.module_utils.first_inventory import answers_errors
+from ansible_collections.gpucluster.cluster.plugins.module_utils.first_inventory import (
+    answers_errors,
+    validation_problems,
+)
 
 GOOD = {
     "new_inventory_dir": "inventories/site",
@@ -51,3 +55,28 @@ def test_each_bad_answer_is_named(change: dict[str, Any], expected: str) -> None
 def test_the_network_holds_every_node_up_to_its_broadcast_address() -> None:
     assert answers_errors(GOOD | {"new_inventory_nodes": "154"}) == []  # .101 to .254
     assert answers_errors(GOOD | {"new_inventory_nodes": "155"}) != []  # .255 is the broadcast address
+
+
+def test_an_admin_network_with_host_bits_is_named_before_anything_is_written() -> None:
+    (error,) = answers_errors(GOOD | {"new_inventory_admin_networks": "10.0.0.0/24,10.0.0.7/24"})
+    assert error.startswith("new_inventory_admin_networks: '10.0.0.7/24' has host bits set and opens all of 10.0.0.0")
+    assert answers_errors(GOOD | {"new_inventory_admin_networks": "10.0.0.0/24,192.0.2.7,192.0.2.8/32"}) == []
+
+
+def test_the_validations_problems_are_read_whole_from_its_json_result() -> None:
+    problem = "firewall_admin_networks: '10.0.0.7/24' has host bits set and opens all of 10.0.0.0/24; " + "x" * 200
+    output = "\n".join(
+        [
+            "TASK [Check the Ansible version, the cluster model and every role's settings] ***",
+            "[ERROR]: Task failed: Action failed: [...]",
+            'fatal: [localhost]: FAILED! => {"changed": false, "msg": ["The inventory has 1 problem; nothing was '
+            'changed:", ' + json.dumps(problem) + "]}",
+            "PLAY RECAP ***",
+        ]
+    )
+    assert validation_problems(output) == [problem]
+    assert validation_problems('fatal: [localhost]: FAILED! => {"msg": "Ansible 2.14 is too old"}') == [
+        "Ansible 2.14 is too old"
+    ]
+    missing = "ERROR! the playbook could not be found"
+    assert validation_problems(f"{missing}\n\n") == [missing]
