@@ -60,17 +60,14 @@ def answers_errors(answers: Mapping[str, Any]) -> list[str]:
         )
     if not str(answers.get("new_inventory_dir", "")).strip():
         errors.append("new_inventory_dir: give the directory to write")
-    errors += [
-        f"new_inventory_admin_networks: {network!r} is not an address or a network; give CIDRs separated by commas, "
-        "e.g. 10.1.0.0/24,192.0.2.7"
-        for network in admin_networks(answers.get("new_inventory_admin_networks"))
-        if not is_network(network)
-    ]
-    errors += [
-        f"new_inventory_admin_networks: {problem}"
-        for problem in map(host_bits_error, admin_networks(answers.get("new_inventory_admin_networks")))
-        if problem
-    ]
+    for network in admin_networks(answers.get("new_inventory_admin_networks")):
+        if not is_network(network):
+            errors.append(
+                f"new_inventory_admin_networks: {network!r} is not an address or a network; give CIDRs separated by "
+                "commas, e.g. 10.1.0.0/24,192.0.2.7"
+            )
+        elif problem := host_bits_error(network):
+            errors.append(f"new_inventory_admin_networks: {problem}")
     network = str(answers.get("new_inventory_network", "")).strip()
     if network:
         try:
