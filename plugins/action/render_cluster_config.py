@@ -16,6 +16,7 @@ from ansible.template import trust_as_template
 from ansible_collections.gpucluster.cluster.plugins.module_utils.cluster_types import InventoryError
 from ansible_collections.gpucluster.cluster.plugins.module_utils.plan import plan_for
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils import tier1
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.worker import freeze_inherited_heap
 
 
 class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type information
@@ -26,6 +27,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
     _VALID_ARGS = frozenset(("spec", "plan", "dest", "mode"))
 
     def run(self, tmp: Any = None, task_vars: dict[str, Any] | None = None) -> dict[str, Any]:
+        freeze_inherited_heap()
         result: dict[str, Any] = super().run(tmp, task_vars)
         args = self._task.args
         names, templar = self._scope(task_vars or {})

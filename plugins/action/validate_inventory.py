@@ -27,6 +27,7 @@ from ansible_collections.gpucluster.cluster.plugins.module_utils.hostlist import
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils import tier1
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils.cluster import cluster_validation
 from ansible_collections.gpucluster.cluster.plugins.plugin_utils.variables import boolean_variables
+from ansible_collections.gpucluster.cluster.plugins.plugin_utils.worker import freeze_inherited_heap
 
 
 class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type information
@@ -40,6 +41,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
     _scoped: Any = None
 
     def run(self, tmp: Any = None, task_vars: dict[str, Any] | None = None) -> dict[str, Any]:
+        freeze_inherited_heap()
         result: dict[str, Any] = super().run(tmp, task_vars)
         result["changed"] = False
         problems = tier1.version_problems(ansible_version)
