@@ -38,7 +38,9 @@ def write_scenario(nodes: int) -> str:
         platform["name"] = platform["hostname"] = f"pilot-gpu{index:02d}"
         computes.append(platform)
     for platform in fixed + computes:
+        # a network of its own, addresses left to Docker (the pilot's fixed subnet and addresses are the pilot's)
         platform["networks"] = [{"name": f"gpucluster-{name}"}]
+        platform.pop("docker_networks", None)
         platform["volumes"] = [
             v.replace("gpucluster-pilot-home", f"gpucluster-{name}-home") for v in platform["volumes"]
         ]

@@ -7,7 +7,8 @@ lab's storage host (molecule/pilot/prepare.yml).
 The repository is built in a container of the lab's Debian unstable image: the packages downloaded with apt from
 unstable, Packages and Release written by apt-ftparchive (Codename sid, Suite unstable, as Debian's), the Release
 signed with a key made for this mirror (OpenPGP, ed25519), whose public half the lab inventory gives the role as
-the repository's signed_by. Built once: a mirror directory that holds InRelease and the key is kept.
+the repository's signed_by. Built once per machine and version of this file (lab/cache.py): a mirror directory that
+holds InRelease and the key is kept - across clones, as the converged labs that trust its key are (lab/snapshot.py).
 
     python -m lab.local_mirror DIR      build the mirror in DIR (if not built) and print DIR
 """
@@ -21,8 +22,10 @@ import sys
 import zipfile
 from pathlib import Path
 
+from lab.cache import CACHE, source_hash
+
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DIR = ROOT / "build" / "lab" / "mirror"
+DEFAULT_DIR = CACHE / f"mirror-{source_hash(Path(__file__))}"
 # The packages the mirror carries (their dependencies come from the hosts' own Debian release).
 PACKAGES = ("apptainer",)
 IMAGE = "gpucluster/lab:sid"

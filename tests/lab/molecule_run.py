@@ -11,13 +11,14 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 import testinfra
 
-from lab import local_mirror
+from lab import local_mirror, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 MOLECULE = ROOT / ".venv" / "bin" / "molecule"
@@ -125,6 +126,23 @@ def wait_for(what: str, probe: Callable[[], T], timeout: float = 90, every: floa
         time.sleep(every)
         last = probe()
     return last
+
+
+# sinfo's states of a node that does not serve (and a trailing "*": not responding)
+NOT_SERVING = ("down", "unknown", "not_responding", "fail", "drain")
+
+
+def wait_for_nodes(host: str, what: str, timeout: float = 180) -> str:
+    """Every Slurm node that ``host`` asks sinfo about registered and serving (a lab after its hosts booted, from a
+    snapshot: as its first converge left them); ``what``: the lab, for the message of a wait that gives up."""
+
+    def serving() -> str:
+        answer = sh(host, "sinfo -h -N -o '%N %T'", check=False, timeout=30)
+        states = answer.split()[1::2]
+        up = all(not state.startswith(NOT_SERVING) and not state.endswith("*") for state in states)
+        return answer if states and up else ""
+
+    return wait_for(f"every Slurm node of {what} registered and serving after its hosts booted", serving, timeout)
 
 
 def lab_env(suite: str, env: dict[str, str] | None = None) -> dict[str, str]:
@@ -259,45 +277,137 @@ def bring_up(scenario: str, suite: str, volumes: Sequence[str], env: dict[str, s
         assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
 
 
-def build_lab(
-    scenario: str, suite: str, volumes: Sequence[str], before_converge: Callable[[], None] | None = None
-) -> tuple[str, float]:
-    """A scenario's lab from bare containers (bring_up), ``before_converge`` on the bare containers (a check run
-    of a new cluster), then the first converge with -vvv. Returns its output and its seconds."""
-    bring_up(scenario, suite, volumes)
-    if before_converge is not None:
-        before_converge()
-    start = time.monotonic()
-    converge = molecule("converge", "-s", scenario, "--", "-vvv", suite=suite)
-    seconds = time.monotonic() - start
-    assert converge.returncode == 0, failures(converge.stdout) + converge.stdout[-3000:] + converge.stderr[-3000:]
-    return converge.stdout + converge.stderr, seconds
+@dataclass
+class Built:
+    """A lab's first converge as the tests read it: its output and seconds, the check run on its bare hosts before
+    it (where one ran), and where the lab came from (converged now, or restored from the snapshot of an earlier run of
+    the same content: lab/snapshot.py)."""
+
+    converge_log: str
+    converge_seconds: float
+    bare_check: BareCheck | None
+    origin: str
+
+
+def _bare_check_data(checks: Sequence[BareCheck]) -> dict[str, Any] | None:
+    if not checks:
+        return None
+    result = checks[0].result
+    return {
+        "result": [list(result.args), result.returncode, result.stdout, result.stderr],
+        "before": checks[0].before,
+        "after": checks[0].after,
+    }
+
+
+def _built(results: dict[str, Any], origin: str) -> Built:
+    check = results["bare_check"]
+    bare = None
+    if check is not None:
+        args, returncode, stdout, stderr = check["result"]
+        bare = BareCheck(subprocess.CompletedProcess(args, returncode, stdout, stderr), check["before"], check["after"])
+    return Built(results["converge_log"], float(results["converge_seconds"]), bare, origin)
+
+
+def build_lab(scenario: str, suite: str, volumes: Sequence[str], hosts: Sequence[str]) -> Built:
+    """A scenario's converged lab (from its snapshot where one was taken of this content: ``snapshotted``): its
+    containers from bare images (bring_up), a check run of its cluster on them, then its first converge with -vvv."""
+
+    def converge() -> dict[str, Any]:
+        bring_up(scenario, suite, volumes)
+        checks: list[BareCheck] = []
+        check_bare_hosts(scenario, suite, hosts, checks)
+        start = time.monotonic()
+        result = molecule("converge", "-s", scenario, "--", "-vvv", suite=suite)
+        seconds = time.monotonic() - start
+        assert result.returncode == 0, failures(result.stdout) + result.stdout[-3000:] + result.stderr[-3000:]
+        return {"converge_log": result.stdout + result.stderr, "converge_seconds": seconds,
+                "bare_check": _bare_check_data(checks)}  # fmt: skip
+
+    return snapshotted(scenario, suite, volumes, hosts, None, converge)
 
 
 def build_earlier_phase(
     scenario: str,
     suite: str,
     volumes: Sequence[str],
+    hosts: Sequence[str],
     inventory: Path,
     env: dict[str, str] | None = None,
-    before_converge: Callable[[], None] | None = None,
-) -> float:
-    """A scenario's containers from bare images (bring_up), ``before_converge`` on the bare containers (a check run
-    of the scenario's own cluster), then its earlier phase built on some of them by playbooks/deploy.yml with that
-    phase's static ``inventory``. Returns the converge's seconds."""
-    bring_up(scenario, suite, volumes, env)
-    if before_converge is not None:
-        before_converge()
-    # One cluster CA across the phases, as a site keeps it: the later phase's inventory is Molecule's, whose
-    # common_tls_ca_dir is its .pki (a CA missing there while the hosts hold certificates is refused as lost).
-    ephemeral = (env or {}).get("MOLECULE_EPHEMERAL_DIRECTORY")
-    keep_ca = ["-e", f"common_tls_ca_dir={ephemeral}/inventory/.pki"] if ephemeral else []
-    start = time.monotonic()
-    result = ansible_playbook(
-        inventory, "deploy.yml", "--skip-tags", "monitoring,user_env", *keep_ca, suite=suite, env=env
-    )
-    assert result.returncode == 0, failures(result.stdout) + result.stdout[-3000:] + result.stderr[-3000:]
-    return time.monotonic() - start
+    check_bare: bool = False,
+    snapshots: bool = True,
+) -> Built:
+    """A scenario's containers from bare images (bring_up), with ``check_bare`` a check run of the scenario's own
+    cluster on them, then its earlier phase built on some of them by playbooks/deploy.yml with that phase's static
+    ``inventory``; from the snapshot of an earlier run where one was taken of this content (``snapshotted``; not
+    with ``snapshots`` False: a scenario whose hosts' addresses are not fixed)."""
+
+    def converge() -> dict[str, Any]:
+        bring_up(scenario, suite, volumes, env)
+        checks: list[BareCheck] = []
+        if check_bare:
+            check_bare_hosts(scenario, suite, hosts, checks, env)
+        # One cluster CA across the phases, as a site keeps it: the later phase's inventory is Molecule's, whose
+        # common_tls_ca_dir is its .pki (a CA missing there while the hosts hold certificates is refused as lost).
+        ephemeral = (env or {}).get("MOLECULE_EPHEMERAL_DIRECTORY")
+        keep_ca = ["-e", f"common_tls_ca_dir={ephemeral}/inventory/.pki"] if ephemeral else []
+        start = time.monotonic()
+        result = ansible_playbook(
+            inventory, "deploy.yml", "--skip-tags", "monitoring,user_env", *keep_ca, suite=suite, env=env
+        )
+        seconds = time.monotonic() - start
+        assert result.returncode == 0, failures(result.stdout) + result.stdout[-3000:] + result.stderr[-3000:]
+        return {"converge_log": result.stdout + result.stderr, "converge_seconds": seconds,
+                "bare_check": _bare_check_data(checks)}  # fmt: skip
+
+    return snapshotted(scenario, suite, volumes, hosts, env, converge, snapshots)
+
+
+def snapshotted(
+    scenario: str,
+    suite: str,
+    volumes: Sequence[str],
+    hosts: Sequence[str],
+    env: dict[str, str] | None,
+    converge: Callable[[], dict[str, Any]],
+    snapshots: bool = True,
+) -> Built:
+    """A scenario's lab as ``converge`` builds it (its results: what the tests of the first converge read), or
+    restored from its snapshot where one was taken of this content (lab/snapshot.py). A lab converged now is kept as
+    its snapshot and restored from it, so that every run tests the restore. GPUCLUSTER_LAB_SNAPSHOTS=0 (or
+    ``snapshots`` False): the converged containers as they are."""
+    if os.environ.get("GPUCLUSTER_SKIP_LAB") == "1":
+        pytest.skip("GPUCLUSTER_SKIP_LAB=1: the container lab was skipped on request")
+    if scenario == "pilot":
+        local_mirror.build()  # before the key: the mirror's key is part of the lab's environment
+    lab = snapshot.Lab(scenario, suite, tuple(hosts), tuple(volumes), lab_env(suite, env))
+    current = snapshot.key(scenario, suite, lab.env) if snapshots and snapshot.enabled() else ""
+    meta = snapshot.usable(lab, current) if current else None
+    if meta is not None:
+        try:
+            destroy_lab(scenario, suite, volumes, env)
+            snapshot.restore(lab, partial(_molecule_env, suite, env))
+            return _built(meta["results"], f"restored from the snapshot {current} taken {_ago(meta['taken'])} ago")
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:
+            print(f"\n{scenario} lab: the snapshot {current} could not be restored, converging anew: {exc}")
+    results = converge()
+    if not current:
+        return _built(results, "converged now (no snapshot)")
+    snapshot.save(lab, current, results)
+    destroy_lab(scenario, suite, volumes, env)
+    snapshot.restore(lab, partial(_molecule_env, suite, env))
+    return _built(results, f"converged now, kept as the snapshot {current} and restored from it")
+
+
+def _molecule_env(
+    suite: str, base: dict[str, str] | None, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return molecule(*args, suite=suite, env={**(base or {}), **(env or {})})
+
+
+def _ago(taken: float) -> str:
+    minutes = max(time.time() - float(taken), 0) / 60
+    return f"{minutes:.0f} min" if minutes < 120 else f"{minutes / 60:.1f} h"
 
 
 @dataclass

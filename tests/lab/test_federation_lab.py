@@ -157,7 +157,10 @@ def lab() -> Iterator[Lab]:
 
 def build() -> Lab:
     """Pod1 as a production cluster with jobs, a check run and a refused run, then upgrade-federation.yml."""
-    seconds = molecule_run.build_earlier_phase("federation", SUITE, VOLUMES, PHASE2_INVENTORY, ENV)
+    # (no snapshot: the federation's hosts take the addresses Docker gives them)
+    seconds = molecule_run.build_earlier_phase(
+        "federation", SUITE, VOLUMES, HOSTS, PHASE2_INVENTORY, ENV, snapshots=False
+    ).converge_seconds
     print(f"\nfederation lab: the production cluster pod1 on its own (3 hosts) converged in {seconds:.0f} s")
     accounting, running_job, queued = phase2_with_jobs()
     started = slurmctld_started()

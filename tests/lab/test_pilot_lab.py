@@ -113,11 +113,11 @@ PILOT_SUITES = {suite: release for suite, release in SUITES.items() if molecule_
 def lab(request: pytest.FixtureRequest) -> Iterator[Lab]:
     _suite["name"] = request.param
     try:  # a lab that fails to build is destroyed too: its fixed names would stop the next run
-        checks: list[molecule_run.BareCheck] = []
-        check = partial(molecule_run.check_bare_hosts, "pilot", request.param, HOSTS, checks)
-        log, seconds = molecule_run.build_lab("pilot", request.param, VOLUMES, check)
-        print(f"\npilot lab ({request.param}): first converge took {seconds:.0f} s")
-        yield Lab(log, seconds, checks[0])
+        built = molecule_run.build_lab("pilot", request.param, VOLUMES, HOSTS)
+        print(f"\npilot lab ({request.param}): {built.origin}; its first converge took {built.converge_seconds:.0f} s")
+        molecule_run.wait_for_nodes("pilot-ctl01", "the pilot")
+        assert built.bare_check is not None
+        yield Lab(built.converge_log, built.converge_seconds, built.bare_check)
     finally:
         molecule_run.destroy_lab("pilot", request.param, VOLUMES)
 

@@ -173,10 +173,9 @@ def lab() -> Iterator[Lab]:
 
 def build() -> Lab:
     """The phase-1 pilot with jobs, then upgrade-production.yml run on it while squeue is sampled."""
-    bare: list[molecule_run.BareCheck] = []
-    check_bare = partial(molecule_run.check_bare_hosts, "production", SUITE, HOSTS, bare, ENV)
-    seconds = molecule_run.build_earlier_phase("production", SUITE, VOLUMES, PILOT_INVENTORY, ENV, check_bare)
-    report(f"production lab: the phase-1 pilot (4 hosts) converged in {seconds:.0f} s")
+    built = molecule_run.build_earlier_phase("production", SUITE, VOLUMES, HOSTS, PILOT_INVENTORY, ENV, check_bare=True)
+    report(f"production lab: the phase-1 pilot, {built.origin}; it converged in {built.converge_seconds:.0f} s")
+    molecule_run.wait_for_nodes(COMPUTE, "the phase-1 pilot")
     # The BMC the production inventory's fence devices log in to, before the move to production declares them.
     bmc.up("gpucluster-prod", BMC, BMC_PASSWORD, CONTROLLERS, image=f"gpucluster/lab:{SUITE}")
     accounting, running_job, queued = pilot_with_jobs()
@@ -209,7 +208,9 @@ def build() -> Lab:
         f"squeue went unanswered in {len(samples.failed)} of {samples.samples} samples (2 s apart), "
         f"longest outage {samples.longest():.0f} s"
     )
-    return Lab(upgrade.stdout + upgrade.stderr, seconds, accounting, running_job, queued, check, around_check, bare[0])
+    return Lab(
+        upgrade.stdout + upgrade.stderr, seconds, accounting, running_job, queued, check, around_check, built.bare_check
+    )
 
 
 def test_a_check_run_of_the_production_cluster_on_bare_hosts_changes_nothing(lab: Lab) -> None:
