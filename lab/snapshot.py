@@ -10,8 +10,9 @@ Kept per scenario and Debian suite, under CACHE/snapshots/<scenario>-<suite>/ (l
   time, a check run on the bare hosts), which the tests of the first converge read as they read a fresh build's.
 
 The key is the SHA-256 of everything that shapes a converged lab: the content of the collection, the playbooks, the
-scenarios, lab/ and the lab tests (documentation left out), the lab image's ID, the GPUCLUSTER_LAB_* environment of
-the lab's runs (the local mirror's key with it) and the versions of the venv's packages. A snapshot is used only
+scenario and the scenarios' shared files, lab/ and the lab tests' builder (documentation and the drills left out),
+the lab image's ID, the GPUCLUSTER_LAB_* environment of the lab's runs (the local mirror's key with it) and the
+versions of the Python packages a converge runs on. A snapshot is used only
 under the current key and while younger than MAX_AGE_S: Debian's packages, which a converge installs from the
 archive, move under an unchanged tree. Otherwise the lab converges from bare containers and its snapshot replaces the
 old one.
@@ -47,11 +48,18 @@ from lab.cache import CACHE
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOTS = CACHE / "snapshots"
 MAX_AGE_S = 24 * 3600
-# What shapes a converged lab (files under these, as git lists them; documentation left out).
+# What shapes a converged lab of any scenario (files under these, as git lists them; documentation left out), beside
+# the scenario's own directory (``shapes``).
 SHAPES = (
-    ".config", "ansible.cfg", "galaxy.yml", "lab", "meta", "molecule", "playbooks", "plugins", "requirements.txt",
-    "requirements-dev.txt", "roles", "site.yml", "tests/lab",
+    ".config", "ansible.cfg", "galaxy.yml", "lab", "meta", "molecule/inventories", "molecule/shared", "playbooks",
+    "plugins", "requirements.txt", "requirements-dev.txt", "roles", "site.yml", "tests/lab/molecule_run.py",
 )  # fmt: skip
+# The Python packages a converge runs on (the controller's runtime, Ansible's templating, Molecule and its Docker
+# driver), by their versions: not the linters, the test runner or a profiler installed beside them.
+PACKAGES = frozenset((
+    "ansible", "ansible-core", "jinja2", "markupsafe", "pyyaml", "resolvelib", "cryptography", "clustershell",
+    "netaddr", "bcrypt", "molecule", "molecule-plugins", "ansible-compat", "docker", "requests",
+))  # fmt: skip
 LEFT_OUT = (".md", ".rst")
 LABEL = "gpucluster.lab.snapshot"
 
@@ -73,10 +81,15 @@ def _files(paths: Sequence[str]) -> list[str]:
     return sorted(name for name in listed.splitlines() if not name.endswith(LEFT_OUT))
 
 
+def shapes(scenario: str) -> tuple[str, ...]:
+    """The paths whose files shape a scenario's converged lab: SHAPES and the scenario's own (its drills do not)."""
+    return (*SHAPES, f"molecule/{scenario}")
+
+
 def key(scenario: str, suite: str, env: Mapping[str, str]) -> str:
     """The snapshot key of a scenario's lab on a suite, for the environment of its runs (``env``)."""
     digest = hashlib.sha256(f"{scenario}\0{suite}\0".encode())
-    for name in _files(SHAPES):
+    for name in _files(shapes(scenario)):
         path = ROOT / name
         digest.update(name.encode() + b"\0")
         if path.is_symlink():
@@ -87,7 +100,11 @@ def key(scenario: str, suite: str, env: Mapping[str, str]) -> str:
     digest.update(image.encode())
     for name in sorted(name for name in env if name.startswith("GPUCLUSTER_LAB_") and name != "GPUCLUSTER_LAB_CACHE"):
         digest.update(f"{name}={env[name]}\0".encode())
-    packages = sorted(f"{dist.metadata['Name']}=={dist.version}" for dist in metadata.distributions())
+    packages = sorted(
+        f"{name}=={dist.version}"
+        for dist in metadata.distributions()
+        if (name := dist.metadata["Name"].lower().replace("_", "-")) in PACKAGES
+    )
     digest.update("\n".join(packages).encode())
     return digest.hexdigest()[:16]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -53,7 +54,16 @@ def test_a_snapshot_of_other_content_or_too_old_does_not_stand(tmp_path: Path, m
     assert snapshot.usable(lab, "k1") is None  # cut short
 
 
-def test_documentation_does_not_shape_a_lab() -> None:
-    files = snapshot._files(snapshot.SHAPES)
+def test_documentation_and_other_scenarios_do_not_shape_a_lab() -> None:
+    files = snapshot._files(snapshot.shapes("pilot"))
     assert "roles/slurm/tasks/main.yml" in files and "molecule/pilot/molecule.yml" in files
+    assert "molecule/shared/prepare.yml" in files and "tests/lab/molecule_run.py" in files
     assert not [name for name in files if name.endswith(".md")]
+    assert not [name for name in files if name.startswith(("molecule/production/", "tests/lab/test_"))]
+
+
+def test_the_packages_a_converge_runs_on_are_installed() -> None:
+    """The key names packages by their installed names: each one it lists is in the venv (a misspelt one would
+    never count)."""
+    installed = {dist.metadata["Name"].lower().replace("_", "-") for dist in metadata.distributions()}
+    assert installed >= snapshot.PACKAGES, snapshot.PACKAGES - installed
