@@ -90,13 +90,11 @@ class BareCheck:
     after: dict[str, str]
 
 
-def check_bare_hosts(
-    scenario: str, suite: str, hosts: Sequence[str], holder: list[BareCheck], env: dict[str, str] | None = None
-) -> None:
-    """The scenario's converge with --check --diff on its bare containers, kept in ``holder``."""
+def check_bare_hosts(scenario: str, suite: str, hosts: Sequence[str], env: dict[str, str] | None = None) -> BareCheck:
+    """The scenario's converge with --check --diff on its bare containers."""
     before = host_states(hosts)
     result = molecule("converge", "-s", scenario, "--", "--check", "--diff", suite=suite, env=env)
-    holder.append(BareCheck(result, before, host_states(hosts)))
+    return BareCheck(result, before, host_states(hosts))
 
 
 def assert_bare_check_clean(check: BareCheck, hosts: Sequence[str], leaked: Callable[[str], list[str]]) -> None:
@@ -266,12 +264,8 @@ def remove_volumes(volumes: Sequence[str]) -> None:
 
 def bring_up(scenario: str, suite: str, volumes: Sequence[str], env: dict[str, str] | None = None) -> None:
     """A scenario's containers from bare images: what is left of an earlier lab destroyed (volumes too),
-    then create and prepare."""
-    if os.environ.get("GPUCLUSTER_SKIP_LAB") == "1":
-        pytest.skip("GPUCLUSTER_SKIP_LAB=1: the container lab was skipped on request")
+    then create and prepare (the lab's skip and the pilot's local mirror: ``snapshotted``, which calls this)."""
     destroy_lab(scenario, suite, volumes, env)
-    if scenario == "pilot":
-        local_mirror.build()  # the site's local Debian mirror, served from the pilot's storage host
     for step in ("create", "prepare"):
         result = molecule(step, "-s", scenario, suite=suite, env=env)
         assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
@@ -289,14 +283,14 @@ class Built:
     origin: str
 
 
-def _bare_check_data(checks: Sequence[BareCheck]) -> dict[str, Any] | None:
-    if not checks:
+def _bare_check_data(check: BareCheck | None) -> dict[str, Any] | None:
+    if check is None:
         return None
-    result = checks[0].result
+    result = check.result
     return {
         "result": [list(result.args), result.returncode, result.stdout, result.stderr],
-        "before": checks[0].before,
-        "after": checks[0].after,
+        "before": check.before,
+        "after": check.after,
     }
 
 
@@ -315,14 +309,13 @@ def build_lab(scenario: str, suite: str, volumes: Sequence[str], hosts: Sequence
 
     def converge() -> dict[str, Any]:
         bring_up(scenario, suite, volumes)
-        checks: list[BareCheck] = []
-        check_bare_hosts(scenario, suite, hosts, checks)
+        check = check_bare_hosts(scenario, suite, hosts)
         start = time.monotonic()
         result = molecule("converge", "-s", scenario, "--", "-vvv", suite=suite)
         seconds = time.monotonic() - start
         assert result.returncode == 0, failures(result.stdout) + result.stdout[-3000:] + result.stderr[-3000:]
         return {"converge_log": result.stdout + result.stderr, "converge_seconds": seconds,
-                "bare_check": _bare_check_data(checks)}  # fmt: skip
+                "bare_check": _bare_check_data(check)}  # fmt: skip
 
     return snapshotted(scenario, suite, volumes, hosts, None, converge)
 
@@ -344,9 +337,7 @@ def build_earlier_phase(
 
     def converge() -> dict[str, Any]:
         bring_up(scenario, suite, volumes, env)
-        checks: list[BareCheck] = []
-        if check_bare:
-            check_bare_hosts(scenario, suite, hosts, checks, env)
+        check = check_bare_hosts(scenario, suite, hosts, env) if check_bare else None
         # One cluster CA across the phases, as a site keeps it: the later phase's inventory is Molecule's, whose
         # common_tls_ca_dir is its .pki (a CA missing there while the hosts hold certificates is refused as lost).
         ephemeral = (env or {}).get("MOLECULE_EPHEMERAL_DIRECTORY")
@@ -358,7 +349,7 @@ def build_earlier_phase(
         seconds = time.monotonic() - start
         assert result.returncode == 0, failures(result.stdout) + result.stdout[-3000:] + result.stderr[-3000:]
         return {"converge_log": result.stdout + result.stderr, "converge_seconds": seconds,
-                "bare_check": _bare_check_data(checks)}  # fmt: skip
+                "bare_check": _bare_check_data(check)}  # fmt: skip
 
     return snapshotted(scenario, suite, volumes, hosts, env, converge, snapshots)
 
@@ -379,7 +370,9 @@ def snapshotted(
     if os.environ.get("GPUCLUSTER_SKIP_LAB") == "1":
         pytest.skip("GPUCLUSTER_SKIP_LAB=1: the container lab was skipped on request")
     if scenario == "pilot":
-        local_mirror.build()  # before the key: the mirror's key is part of the lab's environment
+        # the site's local Debian mirror, served from the pilot's storage host; before the key: its key is part of
+        # the lab's environment
+        local_mirror.build()
     lab = snapshot.Lab(scenario, suite, tuple(hosts), tuple(volumes), lab_env(suite, env))
     current = snapshot.key(scenario, suite, lab.env) if snapshots and snapshot.enabled() else ""
     meta = snapshot.usable(lab, current) if current else None
