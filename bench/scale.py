@@ -15,6 +15,8 @@ machine, which the common role refuses where it writes /etc/hosts; and the names
 
 Needs the converged pilot lab (`molecule converge -s pilot`).
 Run: .venv/bin/python bench/scale.py --sizes 10 25 50 [--forks 50]
+With two sizes or more, a last line gives the slope between the smallest and the largest: the controller's CPU per
+added compute host, apart from what a run pays once whatever its size.
 """
 
 from __future__ import annotations
@@ -238,12 +240,44 @@ def main() -> None:
         ["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True, check=False
     )
     tree = " ".join(filter(None, [args.label, described.stdout.strip()]))
+    runs = []
     for size in args.sizes:
         result = {**bench(size, args.forks), "tree": tree}
-        line = json.dumps(result)
-        print(line, flush=True)
-        with RESULTS.open("a") as results:
-            results.write(line + "\n")
+        runs.append(result)
+        record(result)
+    if len(runs) > 1:
+        record(marginal(runs, tree))
+
+
+def record(result: dict[str, object]) -> None:
+    line = json.dumps(result)
+    print(line, flush=True)
+    with RESULTS.open("a") as results:
+        results.write(line + "\n")
+
+
+def marginal(runs: list[dict[str, Any]], tree: str) -> dict[str, object]:
+    """What one more compute host costs: the slope between the smallest and the largest size of one invocation. A run
+    also pays once for what does not grow with its hosts (the opening validation, the plays' set-up, each module's
+    payload built once per run - about 16 modules, 0.25-0.3 s of CPU each), which the per-host figure of a small size
+    carries and the slope does not (docs/scale.md)."""
+    small, large = min(runs, key=lambda run: run["names"]), max(runs, key=lambda run: run["names"])
+    added = large["names"] - small["names"]
+    return {
+        "date": large["date"],
+        "kind": "marginal",
+        "sizes": [small["names"], large["names"]],
+        "controller_cpu_per_added_host_s": round((large["controller_cpu_s"] - small["controller_cpu_s"]) / added, 2),
+        "main_process_cpu_per_added_host_s": round(
+            (large["main_process_cpu_s"] - small["main_process_cpu_s"]) / added, 2
+        ),
+        "fixed_cpu_s": round(
+            small["controller_cpu_s"]
+            - small["names"] * (large["controller_cpu_s"] - small["controller_cpu_s"]) / added,
+            1,
+        ),
+        "tree": tree,
+    }
 
 
 if __name__ == "__main__":
