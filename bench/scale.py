@@ -262,20 +262,15 @@ def marginal(runs: list[dict[str, Any]], tree: str) -> dict[str, object]:
     payload built once per run - about 16 modules, 0.25-0.3 s of CPU each), which the per-host figure of a small size
     carries and the slope does not (docs/scale.md)."""
     small, large = min(runs, key=lambda run: run["names"]), max(runs, key=lambda run: run["names"])
-    added = large["names"] - small["names"]
+    per_host = (large["controller_cpu_s"] - small["controller_cpu_s"]) / (large["names"] - small["names"])
+    main_per_host = (large["main_process_cpu_s"] - small["main_process_cpu_s"]) / (large["names"] - small["names"])
     return {
         "date": large["date"],
         "kind": "marginal",
         "sizes": [small["names"], large["names"]],
-        "controller_cpu_per_added_host_s": round((large["controller_cpu_s"] - small["controller_cpu_s"]) / added, 2),
-        "main_process_cpu_per_added_host_s": round(
-            (large["main_process_cpu_s"] - small["main_process_cpu_s"]) / added, 2
-        ),
-        "fixed_cpu_s": round(
-            small["controller_cpu_s"]
-            - small["names"] * (large["controller_cpu_s"] - small["controller_cpu_s"]) / added,
-            1,
-        ),
+        "controller_cpu_per_added_host_s": round(per_host, 2),
+        "main_process_cpu_per_added_host_s": round(main_per_host, 2),
+        "fixed_cpu_s": round(small["controller_cpu_s"] - small["names"] * per_host, 1),
         "tree": tree,
     }
 

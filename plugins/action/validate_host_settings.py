@@ -27,8 +27,9 @@ def host_entries(entries: dict[str, list[str]], groups: dict[str, list[str]], ho
             continue
         for name in names:
             role, _, entry = str(name).partition("/")
-            if (role, entry or "main") not in found:
-                found.append((role, entry or "main"))
+            key = (role, entry or "main")
+            if key not in found:
+                found.append(key)
     return found
 
 
@@ -66,6 +67,6 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
         problems = tier1.tidy_problems(problems)
         result.update(changed=False, checked=[f"{role}/{entry}" for role, entry in checked])
         if problems:
-            count = f"{len(problems)} problem" + ("s" if len(problems) > 1 else "")
-            result.update(failed=True, msg=[f"{host}: its settings have {count}; nothing was changed:", *problems])
+            heading = f"{host}: its settings have {tier1.counted(problems)}; nothing was changed:"
+            result.update(failed=True, msg=[heading, *problems])
         return result

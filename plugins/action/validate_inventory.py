@@ -76,8 +76,7 @@ class ActionModule(ActionBase):  # type: ignore[misc]  # ansible ships no type i
             if not problems:
                 result["ansible_facts"]["cluster_validation"] = record
         if problems and boolean(args.get("stop", True), strict=False):
-            count = f"{len(problems)} problem" + ("s" if len(problems) > 1 else "")
-            heading = f"The inventory has {count}; nothing was changed:"
+            heading = f"The inventory has {tier1.counted(problems)}; nothing was changed:"
             result.update(failed=True, msg=[heading, *problems])
             # (listed once, in the message; the run stops here, the plan is not shown)
             result.pop("problems")

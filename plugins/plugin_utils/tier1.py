@@ -189,6 +189,11 @@ _PATCH_RELEASE = re.compile(r"^value of (\w+) must be one of: [^\n]*, got: (\d{2
 _SPECS = re.compile(r"^(?P<text>.*) \(the (?P<role>\w+) role's argument specs\)$")
 
 
+def counted(problems: Sequence[str]) -> str:
+    """ "1 problem", "3 problems": the count a refusal's heading names."""
+    return f"{len(problems)} problem" + ("s" if len(problems) > 1 else "")
+
+
 def tidy_problems(problems: Sequence[str]) -> list[str]:
     """The run's problems as an admin reads them: Python class names said as kinds of value, one message the
     argument specs of several roles give once (naming the roles), and a role check that could not run on values
